@@ -1,0 +1,18 @@
+/**
+ * workflow-webhooks: the Webhook trigger of a workflow automation platform as one middleware for Express 4,
+ * Express 5, Connect and node:http.
+ * @module
+ */
+export { createWebhookMiddleware } from './webhooks/middleware.js';
+export { MemoryWebhookRegistry } from './webhooks/memory-registry.js';
+export {
+  ERROR_CODES,
+  WebhookConflictError,
+  WebhookError,
+  type WebhookConflict,
+  type WebhookErrorCode,
+} from './webhooks/errors.js';
+export { MethodNotAllowedError } from './webhooks/match.js';
+export type { WebhookMiddlewareOptions, WorkflowFailureContext, WebhookLimitsOptions } from './webhooks/options.js';
+export type * from './webhooks/types.js';
+export { HTTP_METHODS, RESPONSE_DATA, RESPONSE_MODES, AUTHENTICATIONS } from './webhooks/types.js';

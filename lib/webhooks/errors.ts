@@ -1,0 +1,111 @@
+/**
+ * The one error family of the library. Every failure a caller or a host can see carries a stable `code` from
+ * {@link ERROR_CODES}, the HTTP `status` it answers with, and an optional `hint` that says what to do about it.
+ * Errors are thrown where they are detected and turned into HTTP in exactly one place (`send-error.ts`).
+ */
+
+/** Catalogue of error codes: code → HTTP status. Codes never change meaning once published. */
+export const ERROR_CODES = {
+  /** No webhook is registered for the address (any method). */
+  WEBHOOK_NOT_FOUND: 404,
+  /** The address is registered, but for other HTTP methods only. */
+  WEBHOOK_METHOD_NOT_ALLOWED: 405,
+  /** Activation refused: another active workflow already uses the path and method. */
+  WEBHOOK_CONFLICT: 409,
+  /** Activation refused: a Webhook node's parameters are not usable. */
+  WEBHOOK_INVALID_NODE: 400,
+  /** The request path cannot be decoded (bad percent-encoding, encoded slash or NUL). */
+  REQUEST_INVALID_PATH: 400,
+  /** The JSON body could not be parsed. */
+  BODY_INVALID_JSON: 400,
+  /** The request body ended before its announced length, or the client aborted it. */
+  BODY_ABORTED: 400,
+  /** The body's charset cannot be decoded. */
+  BODY_UNSUPPORTED_CHARSET: 415,
+  /** The body is larger than the `limits.bodySize` option allows. */
+  LIMIT_BODY_SIZE: 413,
+  /** The workflow executor threw or rejected. */
+  WORKFLOW_FAILED: 500,
+  /** The executor returned something that is not `{ items: Item[] }`. */
+  WORKFLOW_INVALID_RESULT: 500,
+  /** responseMode `responseNode`: the workflow finished without calling `run.respond()`. */
+  WORKFLOW_NO_RESPONSE: 500,
+  /** responseMode `responseNode`: `run.respond()` was given an unusable response, or called again (reported only). */
+  WORKFLOW_INVALID_RESPONSE: 500,
+  /** `firstEntryJson` was asked for, but the last node returned no item. */
+  WORKFLOW_NO_ITEM: 500,
+  /** An unexpected failure inside the middleware. */
+  INTERNAL_ERROR: 500,
+} as const satisfies Record<string, number>;
+
+export type WebhookErrorCode = keyof typeof ERROR_CODES;
+
+export interface WebhookErrorOptions {
+  hint?: string | undefined;
+  cause?: unknown;
+}
+
+export class WebhookError extends Error {
+  readonly code: WebhookErrorCode;
+  readonly status: number;
+  readonly hint: string | undefined;
+
+  constructor(code: WebhookErrorCode, message: string, options: WebhookErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'WebhookError';
+    this.code = code;
+    this.status = ERROR_CODES[code];
+    this.hint = options.hint;
+  }
+
+  /** Express' and Connect's default error handlers read `statusCode` as well as `status`. */
+  get statusCode(): number {
+    return this.status;
+  }
+
+  /** 4xx messages are written for the caller; 5xx messages may carry host details. */
+  get expose(): boolean {
+    return this.status < 500;
+  }
+
+  toJSON(): { code: WebhookErrorCode; message: string; hint?: string } {
+    return this.hint === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, hint: this.hint };
+  }
+}
+
+/** What a conflicting registration holds, so a host can show or resolve it. */
+export interface WebhookConflict {
+  method: string;
+  path: string;
+  workflowId: string;
+  workflowName?: string | undefined;
+  nodeName: string;
+}
+
+/** Thrown by a registry when a (method, path) is already taken by another workflow (spec 4.5, 7). */
+export class WebhookConflictError extends WebhookError {
+  readonly conflict: WebhookConflict;
+
+  constructor(conflict: WebhookConflict, hint?: string) {
+    const owner = conflict.workflowName === undefined
+      ? `workflow "${conflict.workflowId}"`
+      : `workflow "${conflict.workflowName}" (${conflict.workflowId})`;
+    super(
+      'WEBHOOK_CONFLICT',
+      `The path "${conflict.path}" and method ${conflict.method} are already in use by ${owner}, node "${conflict.nodeName}".`,
+      {
+        hint: hint ?? `Deactivate ${owner}, or change the path or the HTTP method of one of the two Webhook nodes.`,
+      },
+    );
+    this.name = 'WebhookConflictError';
+    this.conflict = conflict;
+  }
+}
+
+/** Turns anything thrown into a WebhookError; unknown failures keep their cause but not their message. */
+export function toWebhookError(error: unknown): WebhookError {
+  if (error instanceof WebhookError) return error;
+  return new WebhookError('INTERNAL_ERROR', 'There was a problem handling the webhook call.', { cause: error });
+}

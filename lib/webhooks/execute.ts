@@ -1,0 +1,39 @@
+/**
+ * Fifth stage: run the host's executor and check what it gives back. Whatever goes wrong inside the workflow
+ * (a throw, a rejection with anything, a malformed result) becomes one WebhookError; nothing escapes.
+ */
+import { WebhookError } from './errors.js';
+import type { ExecutionResult, Item, WebhookExecutor, WebhookRun } from './types.js';
+
+function isItem(value: unknown): value is Item {
+  if (typeof value !== 'object' || value === null) return false;
+  const { json, binary } = value as { json?: unknown; binary?: unknown };
+  return typeof json === 'object' && json !== null && !Array.isArray(json)
+    && (binary === undefined || (typeof binary === 'object' && binary !== null));
+}
+
+export function checkResult(result: unknown): ExecutionResult {
+  const items = (result as { items?: unknown } | null | undefined)?.items;
+  if (!Array.isArray(items)) {
+    throw new WebhookError('WORKFLOW_INVALID_RESULT', 'The workflow did not return its output items.', {
+      hint: 'The executor must resolve with { items: [{ json: {...} }, ...] }.',
+    });
+  }
+  const bad = items.findIndex((item) => !isItem(item));
+  if (bad !== -1) {
+    throw new WebhookError('WORKFLOW_INVALID_RESULT', `Output item ${bad} of the workflow is not { json: object }.`, {
+      hint: 'Each item must be an object with a json object and, optionally, a binary object.',
+    });
+  }
+  return { items: items as Item[] };
+}
+
+export async function executeWorkflow(executor: WebhookExecutor, run: WebhookRun): Promise<ExecutionResult> {
+  let result: unknown;
+  try {
+    result = await executor(run);
+  } catch (error) {
+    throw new WebhookError('WORKFLOW_FAILED', 'Error in workflow', { cause: error });
+  }
+  return checkResult(result);
+}

@@ -1,0 +1,52 @@
+/**
+ * First stage: decide whether a request is addressed to a webhook prefix at all, and split its URL once.
+ * Requests outside the prefixes are none of our business and fall through to the host's next handler.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { WebhookKind } from './types.js';
+
+export interface RequestTarget {
+  kind: WebhookKind;
+  /** Path after the prefix, still percent-encoded, without the leading slash. */
+  rawPath: string;
+  /** Query string without `?` ('' when none). */
+  search: string;
+  /** Where the middleware is mounted in the host ('' at the root), for building the public address. */
+  mountPath: string;
+}
+
+export interface Prefixes {
+  production: string;
+}
+
+/** Returns the webhook target of a request, or undefined when its path is outside every webhook prefix. */
+export function readRequestTarget(req: IncomingMessage, prefixes: Prefixes): RequestTarget | undefined {
+  const url = req.url ?? '/';
+  const queryAt = url.indexOf('?');
+  const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
+  const rawPath = afterPrefix(pathname, prefixes.production);
+  if (rawPath === undefined) return undefined;
+  return {
+    kind: 'production',
+    rawPath,
+    search: queryAt === -1 ? '' : url.slice(queryAt + 1),
+    mountPath: mountPathOf(req, pathname),
+  };
+}
+
+function afterPrefix(pathname: string, prefix: string): string | undefined {
+  // `pathname` starts with '/': compare `/<prefix>` then expect the end or a slash.
+  if (!pathname.startsWith(prefix, 1) || pathname.charCodeAt(0) !== 47) return undefined;
+  const end = prefix.length + 1;
+  if (pathname.length === end) return '';
+  return pathname.charCodeAt(end) === 47 ? pathname.slice(end + 1) : undefined;
+}
+
+/** Express and Connect strip the mount path from `req.url` and keep the full one in `req.originalUrl`. */
+function mountPathOf(req: IncomingMessage, pathname: string): string {
+  const original = (req as IncomingMessage & { originalUrl?: string }).originalUrl;
+  if (original === undefined || original === req.url) return '';
+  const queryAt = original.indexOf('?');
+  const originalPath = queryAt === -1 ? original : original.slice(0, queryAt);
+  return originalPath.endsWith(pathname) ? originalPath.slice(0, originalPath.length - pathname.length) : '';
+}

@@ -1,0 +1,35 @@
+/**
+ * The one place where errors become HTTP: a JSON body `{ code, message, hint? }` with the error's status, or,
+ * with option errorHandling 'next', the host's own error handler.
+ */
+import type { ServerResponse } from 'node:http';
+import { toWebhookError, type WebhookError } from './errors.js';
+import { MethodNotAllowedError } from './match.js';
+import { jsonResponse, type ResponsePlan } from './respond.js';
+import { writeResponse } from './send-response.js';
+
+export function errorResponse(error: WebhookError): ResponsePlan {
+  const headers: Record<string, string> = {};
+  if (error instanceof MethodNotAllowedError) headers.allow = error.allow.join(', ');
+  return jsonResponse(error.status, error.toJSON(), headers);
+}
+
+export function sendError(
+  res: ServerResponse,
+  next: (err?: unknown) => void,
+  thrown: unknown,
+  handling: 'respond' | 'next',
+): void {
+  const error = toWebhookError(thrown);
+  if (handling === 'next') {
+    next(error);
+    return;
+  }
+  if (res.headersSent) {
+    // Part of an answer is on the wire already; cutting the connection is the only honest signal left.
+    res.destroy();
+    return;
+  }
+  for (const name of res.getHeaderNames()) res.removeHeader(name);
+  writeResponse(res, errorResponse(error));
+}

@@ -1,0 +1,164 @@
+/**
+ * Public contracts of entry 1: the workflow and node shapes a host registers, the registry and executor it supplies,
+ * and the structural middleware type (no express types leak into the published .d.ts).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export const HTTP_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+export const RESPONSE_MODES = ['onReceived', 'lastNode', 'responseNode'] as const;
+export type ResponseMode = (typeof RESPONSE_MODES)[number];
+
+export const RESPONSE_DATA = ['allEntries', 'firstEntryJson', 'firstEntryBinary', 'noData'] as const;
+export type ResponseData = (typeof RESPONSE_DATA)[number];
+
+export const AUTHENTICATIONS = ['none', 'basicAuth', 'headerAuth', 'jwtAuth'] as const;
+export type Authentication = (typeof AUTHENTICATIONS)[number];
+
+/** Options collection of the Webhook node, as a workflow stores it. */
+export interface WebhookNodeOptions {
+  /** Property of the first item whose value is the response (spec 4.1); `data` when the option is added empty. */
+  responsePropertyName?: string;
+  /** Name of the binary property `firstEntryBinary` sends. Default `data`. */
+  responseBinaryPropertyName?: string;
+  /** Content-Type of a `lastNode` response. */
+  responseContentType?: string;
+  [option: string]: unknown;
+}
+
+/** Parameters of a Webhook node (DESIGN §2). Everything but `path` has a default. */
+export interface WebhookNodeParameters {
+  path: string;
+  httpMethod?: string | string[];
+  multipleMethods?: boolean;
+  responseMode?: ResponseMode;
+  responseData?: ResponseData;
+  responseCode?: number;
+  authentication?: Authentication;
+  options?: WebhookNodeOptions;
+}
+
+export interface WebhookNode {
+  name: string;
+  /** Set by an editor; used as the path when `path` is empty, and prefixed to dynamic paths (as the known platform does). */
+  webhookId?: string;
+  /** Disabled nodes register no webhook. */
+  disabled?: boolean;
+  parameters: WebhookNodeParameters;
+}
+
+/** A workflow's Webhook trigger nodes. */
+export interface WorkflowWebhooks {
+  workflowId: string;
+  workflowName?: string;
+  nodes: WebhookNode[];
+}
+
+/** Node parameters after defaults were applied and values checked, once, at activation. */
+export interface ResolvedWebhookParameters {
+  methods: HttpMethod[];
+  responseMode: ResponseMode;
+  responseData: ResponseData;
+  responseCode: number;
+  authentication: Authentication;
+  responsePropertyName: string | undefined;
+  responseBinaryPropertyName: string;
+  responseContentType: string | undefined;
+  options: WebhookNodeOptions;
+}
+
+/** One registered (method, path) of a workflow's Webhook node. */
+export interface RegisteredWebhook {
+  workflowId: string;
+  workflowName: string | undefined;
+  nodeName: string;
+  method: HttpMethod;
+  /** Normalised path template, e.g. `orders/:id` (no leading or trailing slash). */
+  path: string;
+  isDynamic: boolean;
+  /** The node's output for this method: its index among the node's methods (spec 4.4). */
+  outputIndex: number;
+  parameters: ResolvedWebhookParameters;
+}
+
+export type WebhookKind = 'production' | 'test';
+
+export type WebhookLookup =
+  | { found: true; webhook: RegisteredWebhook; params: Record<string, string> }
+  /** `methods` lists what the path does accept: empty means the path is unknown (404), else 405. */
+  | { found: false; methods: HttpMethod[] };
+
+/** Where webhooks live. Every method is async so that a remote store can implement it. */
+export interface WebhookRegistry {
+  /** Registers all production webhooks of the workflow, or none; re-activating replaces the earlier set. */
+  activate(workflow: WorkflowWebhooks): Promise<RegisteredWebhook[]>;
+  /** Frees the workflow's production addresses at once. Resolves false when it had none. */
+  deactivate(workflowId: string): Promise<boolean>;
+  /** Finds the webhook for a request path (still percent-encoded, no leading or trailing slash). */
+  lookup(kind: WebhookKind, method: string, path: string): Promise<WebhookLookup>;
+}
+
+export interface BinaryData {
+  fileName?: string;
+  mimeType: string;
+  /** Size in bytes. */
+  fileSize: number;
+  /** The content, when it is held in memory. */
+  data?: Buffer;
+  /** The content's file, when it was streamed to disk. */
+  path?: string;
+}
+
+export interface Item {
+  json: Record<string, unknown>;
+  binary?: Record<string, BinaryData>;
+}
+
+/** What the Webhook node's trigger puts on its output (the item users of the known platform expect). */
+export interface TriggerJson extends Record<string, unknown> {
+  headers: Record<string, string | string[] | undefined>;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+  webhookUrl: string;
+  executionMode: WebhookKind;
+}
+
+/** A response given from inside the workflow (responseMode `responseNode`). */
+export interface WorkflowResponse {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+/** One webhook call, handed to the host's executor. */
+export interface WebhookRun {
+  workflowId: string;
+  workflowName: string | undefined;
+  nodeName: string;
+  mode: WebhookKind;
+  method: HttpMethod;
+  outputIndex: number;
+  /** The trigger's output on `outputIndex`. */
+  items: Item[];
+  /** Answers the call from inside the workflow; only used with responseMode `responseNode`. */
+  respond(response: WorkflowResponse): void;
+  /** Aborted when the caller goes away before a `lastNode`/`responseNode` answer. */
+  signal: AbortSignal;
+}
+
+export interface ExecutionResult {
+  /** The last node's output items. */
+  items: Item[];
+}
+
+/** Runs the workflow of a webhook call; supplied by the host application. */
+export type WebhookExecutor = (run: WebhookRun) => Promise<ExecutionResult>;
+
+/** Structural middleware type: assignable to `app.use()` of Express 4, Express 5 and Connect. */
+export type WebhookMiddleware = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: (err?: unknown) => void,
+) => void;

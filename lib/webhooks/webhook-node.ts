@@ -1,0 +1,157 @@
+/**
+ * The Webhook node: defaults and checks of its parameters, applied once at activation, so that nothing on the
+ * request path re-reads raw parameters.
+ */
+import { WebhookError } from './errors.js';
+import { isDynamicPath, normalizeWebhookPath } from './paths.js';
+import {
+  AUTHENTICATIONS,
+  HTTP_METHODS,
+  RESPONSE_DATA,
+  RESPONSE_MODES,
+  type HttpMethod,
+  type RegisteredWebhook,
+  type ResolvedWebhookParameters,
+  type WebhookNode,
+  type WebhookNodeParameters,
+  type WorkflowWebhooks,
+} from './types.js';
+
+/** Methods a node accepts when `multipleMethods` is on and none are chosen (spec 2.5). */
+const MULTIPLE_METHODS_DEFAULT: HttpMethod[] = ['GET', 'POST'];
+
+function invalid(node: WebhookNode, message: string, hint?: string): WebhookError {
+  return new WebhookError('WEBHOOK_INVALID_NODE', `Webhook node "${node.name}": ${message}`, { hint });
+}
+
+function oneOf<T extends string>(
+  node: WebhookNode,
+  name: string,
+  value: unknown,
+  allowed: readonly T[],
+  fallback: T,
+): T {
+  if (value === undefined) return fallback;
+  if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
+  throw invalid(node, `${name} must be one of ${allowed.join(', ')}; got ${JSON.stringify(value)}.`);
+}
+
+function toMethod(node: WebhookNode, value: unknown): HttpMethod {
+  const upper = typeof value === 'string' ? value.trim().toUpperCase() : value;
+  return oneOf(node, 'httpMethod', upper, HTTP_METHODS, 'GET');
+}
+
+/** The node's methods in output order: one by default (GET), GET and POST when multi-method is on. */
+export function resolveMethods(node: WebhookNode): HttpMethod[] {
+  const { httpMethod, multipleMethods = false } = node.parameters;
+  if (typeof multipleMethods !== 'boolean') throw invalid(node, 'multipleMethods must be a boolean.');
+  if (!multipleMethods) {
+    if (Array.isArray(httpMethod)) {
+      throw invalid(node, 'httpMethod lists several methods but multipleMethods is off.',
+        'Turn on "Allow Multiple HTTP Methods" or choose one method.');
+    }
+    return [toMethod(node, httpMethod)];
+  }
+  if (httpMethod === undefined) return [...MULTIPLE_METHODS_DEFAULT];
+  const list = Array.isArray(httpMethod) ? httpMethod : [httpMethod];
+  if (list.length === 0) return [...MULTIPLE_METHODS_DEFAULT];
+  const methods = list.map((method) => toMethod(node, method));
+  const duplicate = methods.find((method, index) => methods.indexOf(method) !== index);
+  if (duplicate !== undefined) throw invalid(node, `httpMethod lists ${duplicate} twice.`);
+  return methods;
+}
+
+function resolveResponseCode(node: WebhookNode, value: unknown): number {
+  if (value === undefined) return 200;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 599) return value;
+  throw invalid(node, `responseCode must be an integer from 100 to 599; got ${JSON.stringify(value)}.`);
+}
+
+function optionalString(node: WebhookNode, name: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') return value;
+  throw invalid(node, `options.${name} must be a string.`);
+}
+
+/** Options whose guard is not part of this release: refusing them beats silently not enforcing them. */
+const UNSUPPORTED_OPTIONS = ['ipWhitelist', 'allowedOrigins', 'ignoreBots'] as const;
+
+export function resolveParameters(node: WebhookNode): ResolvedWebhookParameters {
+  const parameters: WebhookNodeParameters = node.parameters;
+  const options = parameters.options ?? {};
+  if (typeof options !== 'object' || Array.isArray(options)) throw invalid(node, 'options must be an object.');
+  const authentication = oneOf(node, 'authentication', parameters.authentication, AUTHENTICATIONS, 'none');
+  if (authentication !== 'none') {
+    throw invalid(node, `authentication "${authentication}" is not supported by this version of workflow-webhooks.`,
+      'Use authentication "none" or protect the mount path with your own middleware.');
+  }
+  for (const name of UNSUPPORTED_OPTIONS) {
+    const value = options[name];
+    if (value !== undefined && value !== '' && value !== false) {
+      throw invalid(node, `options.${name} is not supported by this version of workflow-webhooks.`);
+    }
+  }
+  const propertyName = optionalString(node, 'responsePropertyName', options.responsePropertyName);
+  return {
+    methods: resolveMethods(node),
+    responseMode: oneOf(node, 'responseMode', parameters.responseMode, RESPONSE_MODES, 'onReceived'),
+    responseData: oneOf(node, 'responseData', parameters.responseData, RESPONSE_DATA, 'firstEntryJson'),
+    responseCode: resolveResponseCode(node, parameters.responseCode),
+    authentication,
+    // An added but empty "Property Name" option means its default, `data` (spec 4.1).
+    responsePropertyName: propertyName === undefined ? undefined : propertyName.trim() || 'data',
+    responseBinaryPropertyName:
+      optionalString(node, 'responseBinaryPropertyName', options.responseBinaryPropertyName)?.trim() || 'data',
+    responseContentType: optionalString(node, 'responseContentType', options.responseContentType)?.trim() || undefined,
+    options,
+  };
+}
+
+/** The node's registered path: its own path, or its webhookId when empty; dynamic paths get the webhookId first. */
+export function resolvePath(node: WebhookNode): string {
+  if (typeof node.parameters.path !== 'string') throw invalid(node, 'path must be a string.');
+  const path = normalizeWebhookPath(node.parameters.path);
+  const webhookId = node.webhookId === undefined ? '' : normalizeWebhookPath(node.webhookId);
+  if (path === '') {
+    if (webhookId === '') throw invalid(node, 'path is empty and the node has no webhookId.');
+    return webhookId;
+  }
+  if (path.includes('\0')) throw invalid(node, 'path must not contain NUL bytes.');
+  return isDynamicPath(path) && webhookId !== '' ? `${webhookId}/${path}` : path;
+}
+
+/** All webhooks a workflow registers, one per (node, method); throws on the first unusable node. */
+export function resolveWorkflowWebhooks(workflow: WorkflowWebhooks): RegisteredWebhook[] {
+  if (typeof workflow !== 'object' || workflow === null) {
+    throw new WebhookError('WEBHOOK_INVALID_NODE', 'A workflow must be an object with workflowId and nodes.');
+  }
+  if (typeof workflow.workflowId !== 'string' || workflow.workflowId === '') {
+    throw new WebhookError('WEBHOOK_INVALID_NODE', 'A workflow needs a non-empty string workflowId.');
+  }
+  if (!Array.isArray(workflow.nodes)) {
+    throw new WebhookError('WEBHOOK_INVALID_NODE', `Workflow "${workflow.workflowId}": nodes must be an array.`);
+  }
+  const webhooks: RegisteredWebhook[] = [];
+  for (const node of workflow.nodes) {
+    if (typeof node?.name !== 'string' || typeof node.parameters !== 'object' || node.parameters === null) {
+      throw new WebhookError('WEBHOOK_INVALID_NODE',
+        `Workflow "${workflow.workflowId}": every node needs a name and a parameters object.`);
+    }
+    if (node.disabled === true) continue;
+    const parameters = resolveParameters(node);
+    const path = resolvePath(node);
+    parameters.methods.forEach((method, outputIndex) => {
+      webhooks.push({
+        workflowId: workflow.workflowId,
+        workflowName: workflow.workflowName,
+        nodeName: node.name,
+        method,
+        path,
+        isDynamic: isDynamicPath(path),
+        outputIndex,
+        parameters,
+      });
+    });
+  }
+  return webhooks;
+}

@@ -1,0 +1,34 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { createOrdersApp } from '../../example-app/app.js';
+
+describe('example-app: an orders API with workflow webhooks', () => {
+  const base = '/api/automation/webhook';
+
+  it('answers the string-response recipe with the text set by Edit Fields', async () => {
+    const app = await createOrdersApp();
+    const res = await request(app).get(`${base}/hello?name=Ada`).expect(200).expect('content-type', /text\/plain/);
+    expect(res.text).to.equal('Hello Ada, this text came from the workflow.\n');
+  });
+
+  it('records an order through an onReceived webhook and serves it from the host route', async () => {
+    const app = await createOrdersApp();
+    await request(app).post(`${base}/orders`).send({ item: 'Tea' }).expect(200, { message: 'Workflow was started' });
+    const orders = await request(app).get('/api/orders').expect(200);
+    expect(orders.body).to.deep.include({ id: 2, item: 'Tea', status: 'new' });
+  });
+
+  it('reads and updates an order through one multi-method dynamic webhook', async () => {
+    const app = await createOrdersApp();
+    await request(app).get(`${base}/orders/1`).expect(200, { id: 1, item: 'Coffee beans', status: 'shipped' });
+    await request(app).put(`${base}/orders/1`).send({ status: 'returned' }).expect(200, { id: 1, item: 'Coffee beans', status: 'returned' });
+    const res = await request(app).delete(`${base}/orders/1`).expect(405);
+    expect(res.headers.allow).to.equal('GET, PUT');
+  });
+
+  it('answers an unknown address with 404 and a hint', async () => {
+    const app = await createOrdersApp();
+    const res = await request(app).get(`${base}/nothing`).expect(404);
+    expect(res.body.hint).to.be.a('string');
+  });
+});

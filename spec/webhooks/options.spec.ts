@@ -1,0 +1,44 @@
+import { expect } from 'chai';
+import { createWebhookMiddleware, MemoryWebhookRegistry } from '../../lib/index.js';
+import { resolveOptions } from '../../lib/webhooks/options.js';
+
+describe('resolveOptions()', () => {
+  it('fills every default once', () => {
+    const options = resolveOptions();
+    expect(options).to.deep.include({ productionPrefix: 'webhook', publicUrl: undefined, errorHandling: 'respond', limits: { bodySize: 16 * 1024 * 1024 } });
+    expect(Object.isFrozen(options)).to.equal(true);
+  });
+
+  it('normalises prefixes and the public URL', () => {
+    const options = resolveOptions({ productionPrefix: '/hooks/live/', publicUrl: 'https://example.com/base/?x=1' });
+    expect(options.productionPrefix).to.equal('hooks/live');
+    expect(options.publicUrl).to.equal('https://example.com/base');
+  });
+
+  for (const [options, message] of [
+    [{ productionPrefix: '' }, /option productionPrefix must be a non-empty path/],
+    [{ productionPrefix: 'a b' }, /option productionPrefix/],
+    [{ productionPrefix: 7 }, /option productionPrefix must be a string; got 7/],
+    [{ publicUrl: 'ftp://x' }, /option publicUrl must be an absolute http\(s\) URL/],
+    [{ publicUrl: '/relative' }, /option publicUrl/],
+    [{ errorHandling: 'throw' }, /option errorHandling must be "respond" or "next"; got "throw"/],
+    [{ onWorkflowError: 'log' }, /option onWorkflowError must be a function/],
+    [{ limits: { bodySize: -1 } }, /option limits.bodySize must be a positive integer; got -1/],
+    [{ limits: { bodySize: 1.5 } }, /option limits.bodySize/],
+    [{ limits: null }, /option limits must be an object/],
+    [{ bodyLimit: 5 }, /unknown option bodyLimit/],
+    [[], /option options must be an object/],
+  ] as const) {
+    it(`throws a TypeError naming the option for ${JSON.stringify(options)}`, () => {
+      expect(() => resolveOptions(options as never)).to.throw(TypeError, message);
+    });
+  }
+});
+
+describe('createWebhookMiddleware() arguments', () => {
+  it('checks the registry and the executor at once', () => {
+    expect(() => createWebhookMiddleware({} as never, async () => ({ items: [] }))).to.throw(TypeError, /WebhookRegistry/);
+    expect(() => createWebhookMiddleware(new MemoryWebhookRegistry(), undefined as never)).to.throw(TypeError, /executor/);
+    expect(() => createWebhookMiddleware(new MemoryWebhookRegistry(), async () => ({ items: [] }), { limits: { bodySize: 0 } })).to.throw(TypeError);
+  });
+});

@@ -1,0 +1,31 @@
+import { expect } from 'chai';
+import { decodeRequestPath, isDynamicPath, normalizeWebhookPath, pathShape } from '../../lib/webhooks/paths.js';
+
+describe('paths', () => {
+  it('normalises registered paths: white space, outer slashes, repeated slashes', () => {
+    expect(normalizeWebhookPath('  /a//b/c/ ')).to.equal('a/b/c');
+    expect(normalizeWebhookPath('///')).to.equal('');
+    expect(normalizeWebhookPath('Case/Kept')).to.equal('Case/Kept');
+  });
+
+  it('calls a path dynamic when a segment starts with a colon', () => {
+    expect(isDynamicPath(':id')).to.equal(true);
+    expect(isDynamicPath('a/:id/b')).to.equal(true);
+    expect(isDynamicPath('a:b/c')).to.equal(false);
+  });
+
+  it('erases parameter names in the shape of a path', () => {
+    expect(pathShape('u/:id/x/:y')).to.equal('u/:/x/:');
+  });
+
+  it('decodes request paths and drops trailing slashes', () => {
+    expect(decodeRequestPath('a%20b/c//')).to.deep.equal({ decoded: 'a b/c', segments: ['a b', 'c'] });
+    expect(decodeRequestPath('plain/path/')).to.deep.equal({ decoded: 'plain/path', segments: ['plain', 'path'] });
+  });
+
+  it('refuses bad percent-encoding, encoded slashes and NUL bytes', () => {
+    for (const raw of ['%E0%A4%A', 'a%2fb', 'x%00', 'x\0']) {
+      expect(() => decodeRequestPath(raw), raw).to.throw().with.property('code', 'REQUEST_INVALID_PATH');
+    }
+  });
+});

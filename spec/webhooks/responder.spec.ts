@@ -1,0 +1,96 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookError, type WebhookExecutor } from '../../lib/index.js';
+import { buildWorkflowResponse } from '../../lib/webhooks/responder.js';
+import { BASE, HOSTS } from '../support/apps.js';
+import { deferred, workflow } from '../support/workflows.js';
+
+describe('buildWorkflowResponse()', () => {
+  it('sends strings as text, buffers as octet-stream in a sandbox, the rest as JSON', () => {
+    expect(buildWorkflowResponse({ body: 'hi' })).to.deep.equal({ status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'hi' });
+    expect(buildWorkflowResponse({ status: 201, body: Buffer.from('x') }).headers).to.deep.equal({ 'content-type': 'application/octet-stream', 'content-security-policy': 'sandbox' });
+    expect(buildWorkflowResponse({ body: { a: 1 }, headers: { 'X-Trace': 't' } })).to.deep.include({ body: '{"a":1}', headers: { 'content-type': 'application/json; charset=utf-8', 'x-trace': 't' } });
+    expect(buildWorkflowResponse({ status: 204 })).to.deep.equal({ status: 204, headers: {} });
+  });
+
+  for (const [label, response] of [
+    ['a status out of range', { status: 99 }],
+    ['a header value with CR/LF', { headers: { 'x-a': 'one\r\nSet-Cookie: evil=1' } }],
+    ['a header name with a space', { headers: { 'bad name': 'x' } }],
+    ['no object at all', null],
+  ] as const) {
+    it(`refuses ${label}`, () => {
+      expect(() => buildWorkflowResponse(response as never)).to.throw().with.property('code', 'WORKFLOW_INVALID_RESPONSE');
+    });
+  }
+});
+
+for (const host of HOSTS) {
+  describe(`responseMode responseNode in ${host.name}`, () => {
+    let registry: MemoryWebhookRegistry;
+    let executor: WebhookExecutor;
+    let reports: WebhookError[];
+    let app: ReturnType<(typeof HOSTS)[number]['build']>;
+
+    beforeEach(async () => {
+      registry = new MemoryWebhookRegistry();
+      reports = [];
+      app = host.build(createWebhookMiddleware(registry, (run) => executor(run), { onWorkflowError: (error) => reports.push(error) }));
+      await registry.activate(workflow('wf', { path: 'respond', httpMethod: 'POST', responseMode: 'responseNode' }));
+    });
+
+    it('answers with what the workflow passes to respond(), before the workflow ends', async () => {
+      const gate = deferred();
+      executor = async (run) => {
+        run.respond({ status: 201, headers: { 'x-order': '7' }, body: { accepted: true } });
+        await gate.promise;
+        return { items: [] };
+      };
+      const res = await request(app).post(`${BASE}/webhook/respond`).expect(201).expect('x-order', '7');
+      expect(res.body).to.deep.equal({ accepted: true });
+      gate.resolve();
+    });
+
+    it('ignores and reports a second respond()', async () => {
+      const done = deferred();
+      executor = async (run) => {
+        run.respond({ body: 'first' });
+        run.respond({ body: 'second' });
+        done.resolve();
+        return { items: [] };
+      };
+      const res = await request(app).post(`${BASE}/webhook/respond`).expect(200);
+      await done.promise;
+      expect(res.text).to.equal('first');
+      expect(reports.map((r) => r.code)).to.deep.equal(['WORKFLOW_INVALID_RESPONSE']);
+    });
+
+    it('answers 500, never an empty 200, when the workflow finishes without responding', async () => {
+      executor = async () => ({ items: [{ json: {} }] });
+      const res = await request(app).post(`${BASE}/webhook/respond`).expect(500);
+      expect(res.body.code).to.equal('WORKFLOW_NO_RESPONSE');
+      expect(res.body.hint).to.match(/run\.respond\(\)/);
+    });
+
+    it('answers 500 when the workflow fails before responding, and only reports a failure after it', async () => {
+      executor = async () => { throw new Error('early'); };
+      await request(app).post(`${BASE}/webhook/respond`).expect(500, { code: 'WORKFLOW_FAILED', message: 'Error in workflow' });
+      executor = async (run) => { run.respond({ body: 'ok' }); throw new Error('late'); };
+      await request(app).post(`${BASE}/webhook/respond`).expect(200, 'ok');
+      expect(reports.map((r) => r.code)).to.deep.equal(['WORKFLOW_FAILED', 'WORKFLOW_FAILED']);
+    });
+
+    it('answers 500 with a JSON error when respond() gets an unusable response', async () => {
+      executor = async (run) => { run.respond({ headers: { 'x-bad': 'a\nb' } }); return { items: [] }; };
+      const res = await request(app).post(`${BASE}/webhook/respond`).expect(500);
+      expect(res.body.code).to.equal('WORKFLOW_INVALID_RESPONSE');
+    });
+
+    it('reports respond() called under another response mode and does not send it', async () => {
+      await registry.activate(workflow('wf2', { path: 'other', httpMethod: 'POST', responseMode: 'lastNode' }));
+      executor = async (run) => { run.respond({ body: 'sneaky' }); return { items: [{ json: { normal: true } }] }; };
+      await request(app).post(`${BASE}/webhook/other`).expect(200, { normal: true });
+      expect(reports.map((r) => r.code)).to.deep.equal(['WORKFLOW_INVALID_RESPONSE']);
+    });
+  });
+}
