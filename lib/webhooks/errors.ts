@@ -20,10 +20,34 @@ export const ERROR_CODES = {
   BODY_INVALID_JSON: 400,
   /** The request body ended before its announced length, or the client aborted it. */
   BODY_ABORTED: 400,
+  /** The XML body could not be parsed (or expands too far). */
+  BODY_INVALID_XML: 400,
+  /** The multipart body is malformed: missing or wrong boundary, bad part headers, truncated. */
+  BODY_INVALID_MULTIPART: 400,
+  /** The compressed body could not be inflated. */
+  BODY_INVALID_ENCODING: 400,
   /** The body's charset cannot be decoded. */
   BODY_UNSUPPORTED_CHARSET: 415,
-  /** The body is larger than the `limits.bodySize` option allows. */
+  /** The body's Content-Encoding is not gzip, deflate, br or identity. */
+  BODY_UNSUPPORTED_ENCODING: 415,
+  /** A buffered body (JSON, form, text, XML) is larger than `limits.bodySize`. */
   LIMIT_BODY_SIZE: 413,
+  /** A whole-body binary upload is larger than `limits.binarySize`. */
+  LIMIT_BINARY_SIZE: 413,
+  /** One multipart file is larger than `limits.fileSize`. */
+  LIMIT_FILE_SIZE: 413,
+  /** The multipart files together are larger than `limits.totalFileSize`. */
+  LIMIT_TOTAL_FILE_SIZE: 413,
+  /** More multipart files than `limits.files`. */
+  LIMIT_FILE_COUNT: 413,
+  /** More form fields than `limits.fields`. */
+  LIMIT_FIELD_COUNT: 413,
+  /** More multipart parts than `limits.parts`. */
+  LIMIT_PART_COUNT: 413,
+  /** A form field value longer than `limits.fieldSize`. */
+  LIMIT_FIELD_SIZE: 413,
+  /** A form field or file field name longer than `limits.fieldNameSize`. */
+  LIMIT_FIELD_NAME_SIZE: 413,
   /** The workflow executor threw or rejected. */
   WORKFLOW_FAILED: 500,
   /** The executor returned something that is not `{ items: Item[] }`. */

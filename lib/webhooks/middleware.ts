@@ -69,7 +69,13 @@ async function handleCall(
 ): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase();
   const match = await matchWebhook(registry, target, method);
-  const payload = await parsePayload(req, options.limits);
+  const payload = await parsePayload(req, {
+    limits: options.limits,
+    tempDir: options.uploads.tempDir,
+    memoryThreshold: options.uploads.memoryThreshold,
+    rawBody: match.webhook.parameters.rawBody,
+    binaryPropertyName: match.webhook.parameters.binaryPropertyName,
+  });
   try {
     const { webhook } = match;
     const report = (error: WebhookError): void => {

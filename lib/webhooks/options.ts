@@ -2,7 +2,10 @@
  * Middleware options: validated and defaulted once, at the factory, into one frozen object. Nothing deeper reads
  * raw options or environment variables. A bad option throws a TypeError naming it.
  */
+import { tmpdir } from 'node:os';
+import { isAbsolute } from 'node:path';
 import type { WebhookError } from './errors.js';
+import type { PayloadLimits } from './payload/limits.js';
 import type { RegisteredWebhook, WebhookKind } from './types.js';
 
 /** Where a failure happened that no HTTP answer can carry (the caller already got its response). */
@@ -13,9 +16,33 @@ export interface WorkflowFailureContext {
   webhook: RegisteredWebhook;
 }
 
+/** Payload limits in bytes or counts; past one, the call gets a 413 whose code names it. */
 export interface WebhookLimitsOptions {
-  /** Largest buffered (JSON, form, text) body in bytes. Default 16 MiB, as the known platform. */
+  /** Buffered bodies (JSON, form, text, XML), after inflating. Default 16 MiB, as the known platform. */
   bodySize?: number;
+  /** Whole-body binary uploads (any other content type). Default 200 MiB. */
+  binarySize?: number;
+  /** One multipart file. Default 200 MiB. */
+  fileSize?: number;
+  /** All multipart files of one call. Default 200 MiB. */
+  totalFileSize?: number;
+  /** Multipart files per call. Default 100. */
+  files?: number;
+  /** Form fields per call (multipart and urlencoded). Default 1000. */
+  fields?: number;
+  /** Multipart parts per call (fields + files). Default 1100. */
+  parts?: number;
+  /** One multipart field value. Default 1 MiB. */
+  fieldSize?: number;
+  /** One multipart field or file field name. Default 200 bytes. */
+  fieldNameSize?: number;
+}
+
+export interface WebhookUploadsOptions {
+  /** Where files that do not stay in memory are written. Default: the OS temp directory. */
+  tempDir?: string;
+  /** Bytes of one call's files kept in memory before the rest goes to disk. Default 1 MiB. */
+  memoryThreshold?: number;
 }
 
 export interface WebhookMiddlewareOptions {
@@ -34,6 +61,7 @@ export interface WebhookMiddlewareOptions {
    */
   onWorkflowError?: (error: WebhookError, context: WorkflowFailureContext) => void;
   limits?: WebhookLimitsOptions;
+  uploads?: WebhookUploadsOptions;
 }
 
 export interface ResolvedOptions {
@@ -41,11 +69,24 @@ export interface ResolvedOptions {
   publicUrl: string | undefined;
   errorHandling: 'respond' | 'next';
   onWorkflowError: (error: WebhookError, context: WorkflowFailureContext) => void;
-  limits: { bodySize: number };
+  limits: PayloadLimits;
+  uploads: { tempDir: string; memoryThreshold: number };
 }
 
 const MIB = 1024 * 1024;
-const KNOWN_OPTIONS = new Set(['productionPrefix', 'publicUrl', 'errorHandling', 'onWorkflowError', 'limits']);
+const KNOWN_OPTIONS = new Set(['productionPrefix', 'publicUrl', 'errorHandling', 'onWorkflowError', 'limits', 'uploads']);
+
+export const DEFAULT_LIMITS: Readonly<PayloadLimits> = Object.freeze({
+  bodySize: 16 * MIB,
+  binarySize: 200 * MIB,
+  fileSize: 200 * MIB,
+  totalFileSize: 200 * MIB,
+  files: 100,
+  fields: 1000,
+  parts: 1100,
+  fieldSize: MIB,
+  fieldNameSize: 200,
+});
 
 function fail(name: string, expected: string, value: unknown): never {
   throw new TypeError(`workflow-webhooks: option ${name} must be ${expected}; got ${describe(value)}.`);
@@ -89,6 +130,31 @@ function publicUrl(value: unknown): string | undefined {
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
 }
 
+function group<T extends object>(name: string, value: T | undefined, known: readonly string[]): Partial<T> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(name, 'an object', value);
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) throw new TypeError(`workflow-webhooks: unknown option ${name}.${key}.`);
+  }
+  return value;
+}
+
+function resolveLimits(value: WebhookLimitsOptions | undefined): Readonly<PayloadLimits> {
+  const names = Object.keys(DEFAULT_LIMITS) as (keyof PayloadLimits)[];
+  const given = group('limits', value, names);
+  const limits = { ...DEFAULT_LIMITS };
+  for (const name of names) limits[name] = positiveInteger(`limits.${name}`, given[name], DEFAULT_LIMITS[name]);
+  return Object.freeze(limits);
+}
+
+function resolveUploads(value: WebhookUploadsOptions | undefined): Readonly<ResolvedOptions['uploads']> {
+  const given = group('uploads', value, ['tempDir', 'memoryThreshold']);
+  const tempDir = given.tempDir ?? tmpdir();
+  if (typeof tempDir !== 'string' || !isAbsolute(tempDir)) fail('uploads.tempDir', 'an absolute directory path', tempDir);
+  const memoryThreshold = given.memoryThreshold === 0 ? 0 : positiveInteger('uploads.memoryThreshold', given.memoryThreshold, MIB);
+  return Object.freeze({ tempDir, memoryThreshold });
+}
+
 function reportToStderr(error: WebhookError, context: WorkflowFailureContext): void {
   process.stderr.write(
     `workflow-webhooks: workflow "${context.workflowId}" (node "${context.nodeName}", ${context.mode}) failed after ` +
@@ -101,17 +167,17 @@ export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly
   for (const name of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(name)) throw new TypeError(`workflow-webhooks: unknown option ${name}.`);
   }
-  const { errorHandling = 'respond', onWorkflowError, limits = {} } = options;
+  const { errorHandling = 'respond', onWorkflowError, limits } = options;
   if (errorHandling !== 'respond' && errorHandling !== 'next') fail('errorHandling', '"respond" or "next"', errorHandling);
   if (onWorkflowError !== undefined && typeof onWorkflowError !== 'function') {
     fail('onWorkflowError', 'a function', onWorkflowError);
   }
-  if (typeof limits !== 'object' || limits === null) fail('limits', 'an object', limits);
   return Object.freeze({
     productionPrefix: prefix('productionPrefix', options.productionPrefix, 'webhook'),
     publicUrl: publicUrl(options.publicUrl),
     errorHandling,
     onWorkflowError: onWorkflowError ?? reportToStderr,
-    limits: Object.freeze({ bodySize: positiveInteger('limits.bodySize', limits.bodySize, 16 * MIB) }),
+    limits: resolveLimits(limits),
+    uploads: resolveUploads(options.uploads),
   });
 }

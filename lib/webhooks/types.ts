@@ -24,6 +24,10 @@ export interface WebhookNodeOptions {
   responseBinaryPropertyName?: string;
   /** Content-Type of a `lastNode` response. */
   responseContentType?: string;
+  /** Keep the untouched request bytes as binary `data` next to the parsed body. */
+  rawBody?: boolean;
+  /** Binary property of a raw upload; multipart files become `<name>0`, `<name>1`, … */
+  binaryPropertyName?: string;
   [option: string]: unknown;
 }
 
@@ -65,6 +69,8 @@ export interface ResolvedWebhookParameters {
   responsePropertyName: string | undefined;
   responseBinaryPropertyName: string;
   responseContentType: string | undefined;
+  rawBody: boolean;
+  binaryPropertyName: string | undefined;
   options: WebhookNodeOptions;
 }
 

@@ -73,6 +73,12 @@ function optionalString(node: WebhookNode, name: string, value: unknown): string
   throw invalid(node, `options.${name} must be a string.`);
 }
 
+function optionalBoolean(node: WebhookNode, name: string, value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value === 'boolean') return value;
+  throw invalid(node, `options.${name} must be a boolean.`);
+}
+
 /** Options whose guard is not part of this release: refusing them beats silently not enforcing them. */
 const UNSUPPORTED_OPTIONS = ['ipWhitelist', 'allowedOrigins', 'ignoreBots'] as const;
 
@@ -103,6 +109,8 @@ export function resolveParameters(node: WebhookNode): ResolvedWebhookParameters 
     responseBinaryPropertyName:
       optionalString(node, 'responseBinaryPropertyName', options.responseBinaryPropertyName)?.trim() || 'data',
     responseContentType: optionalString(node, 'responseContentType', options.responseContentType)?.trim() || undefined,
+    rawBody: optionalBoolean(node, 'rawBody', options.rawBody),
+    binaryPropertyName: optionalString(node, 'binaryPropertyName', options.binaryPropertyName)?.trim() || undefined,
     options,
   };
 }

@@ -1,11 +1,19 @@
+import { tmpdir } from 'node:os';
 import { expect } from 'chai';
 import { createWebhookMiddleware, MemoryWebhookRegistry } from '../../lib/index.js';
 import { resolveOptions } from '../../lib/webhooks/options.js';
 
+const MIB = 1024 * 1024;
+
 describe('resolveOptions()', () => {
   it('fills every default once', () => {
     const options = resolveOptions();
-    expect(options).to.deep.include({ productionPrefix: 'webhook', publicUrl: undefined, errorHandling: 'respond', limits: { bodySize: 16 * 1024 * 1024 } });
+    expect(options).to.deep.include({ productionPrefix: 'webhook', publicUrl: undefined, errorHandling: 'respond' });
+    expect(options.limits).to.deep.equal({
+      bodySize: 16 * MIB, binarySize: 200 * MIB, fileSize: 200 * MIB, totalFileSize: 200 * MIB,
+      files: 100, fields: 1000, parts: 1100, fieldSize: MIB, fieldNameSize: 200,
+    });
+    expect(options.uploads).to.deep.equal({ tempDir: tmpdir(), memoryThreshold: MIB });
     expect(Object.isFrozen(options)).to.equal(true);
   });
 
@@ -27,6 +35,10 @@ describe('resolveOptions()', () => {
     [{ limits: { bodySize: 1.5 } }, /option limits.bodySize/],
     [{ limits: null }, /option limits must be an object/],
     [{ bodyLimit: 5 }, /unknown option bodyLimit/],
+    [{ limits: { fileSze: 5 } }, /unknown option limits.fileSze/],
+    [{ limits: { files: 0 } }, /option limits.files must be a positive integer; got 0/],
+    [{ uploads: { tempDir: 'relative/dir' } }, /option uploads.tempDir must be an absolute directory path/],
+    [{ uploads: { memoryThreshold: -5 } }, /option uploads.memoryThreshold/],
     [[], /option options must be an object/],
   ] as const) {
     it(`throws a TypeError naming the option for ${JSON.stringify(options)}`, () => {

@@ -1,25 +1,59 @@
 /**
- * Third stage: turn the request body into the trigger item's `body` (and, for later variants, `binary`).
- * One function chooses the parser by media type; each parser lives in its own file.
+ * Third stage: turn the request body into the trigger item's `body` and `binary`. This file only chooses the
+ * parser by media type; each parser lives in its own file. Whatever fails, the call's temp files are removed
+ * before the error leaves this stage.
  */
+import { createReadStream } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 import type { BinaryData } from '../types.js';
-import { isJsonType, parseContentType } from './content-type.js';
+import { collectBinaryBody } from './binary.js';
+import { contentEncoding, openBodyStream } from './body-stream.js';
+import { isJsonType, parseContentType, type ContentType } from './content-type.js';
+import { defineOwn } from './fields.js';
+import { collectFile, MemoryBudget } from './file-sink.js';
+import { parseFormBody } from './form.js';
 import { parseJsonBody } from './json.js';
+import { limitError, type PayloadLimits } from './limits.js';
+import { parseMultipart } from './multipart.js';
 import { readBody } from './read-body.js';
+import { TempFiles } from './temp-files.js';
+import { decodeText } from './text.js';
+import { isXmlType, parseXmlBody } from './xml.js';
+
+export type { PayloadLimits } from './limits.js';
 
 export interface Payload {
   body: unknown;
   binary?: Record<string, BinaryData>;
-  /** Removes what the payload left on disk; safe to call more than once. */
+  /** Removes the call's temp files; safe to call more than once. */
   cleanup(): Promise<void>;
 }
 
-export interface PayloadLimits {
-  bodySize: number;
+export interface PayloadSettings {
+  limits: PayloadLimits;
+  tempDir: string;
+  /** Bytes of a call's files that may stay in memory before they go to disk. */
+  memoryThreshold: number;
+  /** Node option rawBody: keep the untouched bytes as binary `data` next to the parsed body. */
+  rawBody: boolean;
+  /** Node option binaryPropertyName. */
+  binaryPropertyName: string | undefined;
 }
 
+type Parsed = Omit<Payload, 'cleanup'>;
+type Kind = 'json' | 'form' | 'text' | 'xml' | 'multipart' | 'binary';
+
 const noCleanup = (): Promise<void> => Promise.resolve();
+
+function kindOf(mediaType: string): Kind {
+  if (isJsonType(mediaType)) return 'json';
+  if (mediaType === 'application/x-www-form-urlencoded') return 'form';
+  if (mediaType === 'text/plain') return 'text';
+  if (isXmlType(mediaType)) return 'xml';
+  if (mediaType === 'multipart/form-data') return 'multipart';
+  return 'binary';
+}
 
 /** A host may have parsed the body already (express.json() before us); the stream is then spent. */
 function alreadyParsed(req: IncomingMessage): { body: unknown } | undefined {
@@ -32,14 +66,62 @@ function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
 }
 
-export async function parsePayload(req: IncomingMessage, limits: PayloadLimits): Promise<Payload> {
+export async function parsePayload(req: IncomingMessage, settings: PayloadSettings): Promise<Payload> {
   const parsed = alreadyParsed(req);
   if (parsed !== undefined) return { body: parsed.body, cleanup: noCleanup };
   if (!hasBody(req)) return { body: {}, cleanup: noCleanup };
-  const contentType = parseContentType(req.headers['content-type']);
-  const bytes = await readBody(req, limits.bodySize);
-  if (isJsonType(contentType.mediaType)) {
-    return { body: parseJsonBody(bytes, contentType.charset), cleanup: noCleanup };
+  const tempFiles = new TempFiles(settings.tempDir);
+  try {
+    const result = await parseBody(req, settings, tempFiles);
+    return { ...result, cleanup: () => tempFiles.removeAll() };
+  } catch (error) {
+    await tempFiles.removeAll();
+    throw error;
   }
-  return { body: {}, cleanup: noCleanup };
+}
+
+function parseBuffered(kind: Kind, bytes: Buffer, contentType: ContentType, limits: PayloadLimits): unknown {
+  switch (kind) {
+    case 'json': return parseJsonBody(bytes, contentType.charset);
+    case 'form': return parseFormBody(bytes, contentType.charset, limits.fields, () => limitError('LIMIT_FIELD_COUNT', limits));
+    case 'xml': return parseXmlBody(bytes, contentType.charset);
+    default: return decodeText(bytes, contentType.charset);
+  }
+}
+
+async function parseBody(req: IncomingMessage, settings: PayloadSettings, tempFiles: TempFiles): Promise<Parsed> {
+  const { limits } = settings;
+  const contentType = parseContentType(req.headers['content-type']);
+  const kind = kindOf(contentType.mediaType);
+  const mimeType = contentType.mediaType || 'application/octet-stream';
+  const buffered = kind !== 'multipart' && kind !== 'binary';
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (contentEncoding(req) === 'identity' && declared > (buffered ? limits.bodySize : kind === 'binary' ? limits.binarySize : Infinity)) {
+    throw limitError(buffered ? 'LIMIT_BODY_SIZE' : 'LIMIT_BINARY_SIZE', limits);
+  }
+  const stream = openBodyStream(req);
+  if (buffered) {
+    const bytes = await readBody(req, stream, limits.bodySize, () => limitError('LIMIT_BODY_SIZE', limits));
+    const body = parseBuffered(kind, bytes, contentType, limits);
+    return settings.rawBody ? { body, binary: { data: { mimeType, fileSize: bytes.length, data: bytes } } } : { body };
+  }
+  const sink = { budget: new MemoryBudget(settings.memoryThreshold), tempFiles };
+  if (kind === 'binary') {
+    const binary = await collectBinaryBody(req.headers, mimeType, stream, {
+      ...sink, limit: limits.binarySize, tooLarge: () => limitError('LIMIT_BINARY_SIZE', limits),
+    });
+    const name = settings.rawBody ? 'data' : settings.binaryPropertyName ?? 'data';
+    return binary === undefined ? { body: {} } : { body: {}, binary: { [name]: binary } };
+  }
+  const multipart = { ...sink, limits, binaryPropertyName: settings.binaryPropertyName };
+  if (!settings.rawBody) return parseMultipart(req.headers, stream, { ...multipart, reserved: new Set() });
+  // Keep the raw bytes first, then parse them from where they were kept.
+  const raw = await collectFile(stream, {
+    ...sink, limit: limits.totalFileSize + limits.bodySize, tooLarge: () => limitError('LIMIT_TOTAL_FILE_SIZE', limits),
+  });
+  const replay = raw.data === undefined ? createReadStream(raw.path as string) : Readable.from([raw.data]);
+  const parsed = await parseMultipart(req.headers, replay, { ...multipart, reserved: new Set(['data']) });
+  const binary: Record<string, BinaryData> = { ...parsed.binary };
+  defineOwn(binary, 'data', { mimeType, fileSize: raw.size, ...(raw.data ? { data: raw.data } : { path: raw.path as string }) });
+  return { body: parsed.body, binary };
 }

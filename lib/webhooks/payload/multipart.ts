@@ -1,0 +1,109 @@
+/**
+ * `multipart/form-data` with busboy: text fields into `body`, files streamed through a FileSink (memory while the
+ * call's budget lasts, then a temp file). Every limit is a coded 413; a malformed body is a 400; on any failure all
+ * file streams are closed before the promise settles, so the caller can remove every temp file.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import busboy from 'busboy';
+import { WebhookError, type WebhookErrorCode } from '../errors.js';
+import type { BinaryData } from '../types.js';
+import { addField, type Fields } from './fields.js';
+import { collectFile, type MemoryBudget } from './file-sink.js';
+import { limitError, type PayloadLimits } from './limits.js';
+import { nameUploadedFiles, type UploadedFile } from './file-names.js';
+import type { TempFiles } from './temp-files.js';
+
+export interface MultipartSettings {
+  limits: PayloadLimits;
+  budget: MemoryBudget;
+  tempFiles: TempFiles;
+  /** Node option binaryPropertyName: files become `<name>0`, `<name>1`, … */
+  binaryPropertyName: string | undefined;
+  /** Binary property names already taken (the raw body's `data`). */
+  reserved: ReadonlySet<string>;
+}
+
+export interface MultipartResult {
+  body: Fields;
+  binary: Record<string, BinaryData> | undefined;
+}
+
+function malformed(detail: string, cause?: unknown): WebhookError {
+  return new WebhookError('BODY_INVALID_MULTIPART', 'The submitted form data could not be parsed.', { hint: detail, cause });
+}
+
+export function parseMultipart(headers: IncomingHttpHeaders, stream: Readable, settings: MultipartSettings): Promise<MultipartResult> {
+  const { limits } = settings;
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers,
+      defParamCharset: 'utf8',
+      limits: { fieldSize: limits.fieldSize, fileSize: limits.fileSize, files: limits.files, fields: limits.fields, parts: limits.parts },
+    });
+  } catch (error) {
+    return Promise.reject(malformed(error instanceof Error ? error.message : 'Bad multipart header.', error));
+  }
+  return new Promise((resolve, reject) => {
+    const body: Fields = {};
+    const files: UploadedFile[] = [];
+    const sinks: Promise<unknown>[] = [];
+    const open = new Set<Readable>();
+    let totalSize = 0;
+    let failed = false;
+
+    const fail = (error: WebhookError): void => {
+      if (failed) return;
+      failed = true;
+      stream.unpipe(parser);
+      stream.resume();
+      for (const file of open) file.destroy();
+      // Settle only once every file stream is closed, so no temp file is created after the caller cleans up.
+      void Promise.allSettled(sinks).then(() => reject(error));
+    };
+    const overLimit = (code: WebhookErrorCode) => () => fail(limitError(code, limits));
+
+    parser.on('field', (name, value, info) => {
+      if (Buffer.byteLength(name) > limits.fieldNameSize) return overLimit('LIMIT_FIELD_NAME_SIZE')();
+      if (info.valueTruncated) return overLimit('LIMIT_FIELD_SIZE')();
+      addField(body, name, value);
+    });
+    parser.on('file', (name, file, info) => {
+      if (failed) return file.resume();
+      if (Buffer.byteLength(name) > limits.fieldNameSize) return overLimit('LIMIT_FIELD_NAME_SIZE')();
+      open.add(file);
+      file.on('data', (chunk: Buffer) => {
+        totalSize += chunk.length;
+        if (totalSize > limits.totalFileSize) overLimit('LIMIT_TOTAL_FILE_SIZE')();
+      });
+      const sink = collectFile(file, {
+        limit: limits.fileSize,
+        tooLarge: () => limitError('LIMIT_FILE_SIZE', limits),
+        budget: settings.budget,
+        tempFiles: settings.tempFiles,
+      }).then((collected) => {
+        open.delete(file);
+        // Browsers send an empty part for a file input left blank: no name, no bytes.
+        if (collected.size === 0 && (info.filename ?? '') === '') return;
+        files.push({ field: name, fileName: info.filename || undefined, mimeType: info.mimeType, ...collected });
+      }, (error: unknown) => {
+        open.delete(file);
+        fail(error as WebhookError);
+      });
+      sinks.push(sink);
+    });
+    parser.on('filesLimit', overLimit('LIMIT_FILE_COUNT'));
+    parser.on('fieldsLimit', overLimit('LIMIT_FIELD_COUNT'));
+    parser.on('partsLimit', overLimit('LIMIT_PART_COUNT'));
+    parser.on('error', (error: Error) => fail(error instanceof WebhookError ? error : malformed(error.message, error)));
+    parser.on('close', () => {
+      void Promise.allSettled(sinks).then(() => {
+        if (failed) return;
+        resolve({ body, binary: nameUploadedFiles(files, settings.binaryPropertyName, settings.reserved) });
+      });
+    });
+    stream.on('error', (error: Error) => fail(error instanceof WebhookError ? error : malformed('The body ended early.', error)));
+    stream.pipe(parser);
+  });
+}
