@@ -72,7 +72,10 @@ export async function benchUpload(bytes = 1024 * MIB, rounds = 3): Promise<strin
       }
     }
   } finally {
-    for (const { child } of servers.values()) child.kill();
+    await Promise.all([...servers.values()].map(({ child }) => new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.send({ type: 'stop' });
+    })));
   }
   const floor = bytes / MIB / median(results.get('busboy')?.seconds ?? []);
   const lines = ['| contender | MiB/s (median) | ratio to busboy → disk | peak RSS growth (max) |', '|---|---|---|---|'];

@@ -59,3 +59,10 @@ const server = createServer((req, res) => {
   listener(req, res);
 });
 server.listen(0, '127.0.0.1', () => process.send?.({ type: 'ready', port: (server.address() as AddressInfo).port }));
+// Stop gracefully, so the temp files of the last call are removed before the process ends.
+process.on('message', (message: { type?: string }) => {
+  if (message.type !== 'stop') return;
+  server.close();
+  server.closeAllConnections();
+  process.disconnect?.();
+});

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { expect } from 'chai';
 import request from 'supertest';
 import {
@@ -107,6 +107,7 @@ for (const host of HOSTS) {
       await request(app).post(URL_PATH).attach('doc', Buffer.from('keep me'), 'k.txt').expect(200);
       expect(readFileSync(kept, 'utf8')).to.equal('keep me');
       expect(temp.files()).to.deep.equal([]);
+      rmSync(kept);
     });
 
     for (const [label, limits, build, code] of [
