@@ -5,11 +5,12 @@
 import express from 'express';
 import { createWebhookMiddleware, MemoryWebhookRegistry } from 'workflow-webhooks';
 import { createExecutor, type Step } from './executor.js';
+import { addLongWork } from './long-work.js';
 
 interface Order { id: number; item: string; status: string }
 
 /** Builds the orders API with its webhooks; the workflows are activated before it serves. */
-export async function createOrdersApp(): Promise<express.Express> {
+export async function createOrdersApp(options: { reportStepMs?: number } = {}): Promise<express.Express> {
   const orders: Order[] = [{ id: 1, item: 'Coffee beans', status: 'shipped' }];
 
   const app = express();
@@ -69,6 +70,8 @@ export async function createOrdersApp(): Promise<express.Express> {
       return [{ json: { ...order } }];
     },
   }]);
+
+  await addLongWork(registry, steps, { stepMs: options.reportStepMs ?? 1000 });
 
   app.use('/api/automation', createWebhookMiddleware(registry, createExecutor(steps)));
   return app;

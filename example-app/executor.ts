@@ -2,7 +2,7 @@
  * The example's tiny workflow engine. A real host plugs its own engine in here; the middleware only needs
  * `(run) => Promise<{ items }>`. Steps after the Webhook node run in order over the items.
  */
-import type { ExecutionResult, Item, WebhookExecutor } from 'workflow-webhooks';
+import type { ExecutionResult, Item, WebhookExecutor, WebhookRun } from 'workflow-webhooks';
 
 /** "Edit Fields (Set)": sets fields to texts; `{{ path.to.value }}` reads the incoming item's json. */
 export interface EditFieldsStep {
@@ -11,10 +11,10 @@ export interface EditFieldsStep {
   fields: Record<string, string>;
 }
 
-/** Any custom code of the host, given the items and returning new ones. */
+/** Any custom code of the host, given the items (and the call, to respond early or watch its signal). */
 export interface CodeStep {
   type: 'code';
-  run(items: Item[], signal: AbortSignal): Item[] | Promise<Item[]>;
+  run(items: Item[], call: WebhookRun): Item[] | Promise<Item[]>;
 }
 
 export type Step = EditFieldsStep | CodeStep;
@@ -43,7 +43,7 @@ export function createExecutor(workflows: ReadonlyMap<string, Step[]>): WebhookE
   return async (run): Promise<ExecutionResult> => {
     let items = run.items;
     for (const step of workflows.get(run.workflowId) ?? []) {
-      items = step.type === 'editFields' ? editFields(step, items) : await step.run(items, run.signal);
+      items = step.type === 'editFields' ? editFields(step, items) : await step.run(items, run);
     }
     return { items };
   };

@@ -17,6 +17,10 @@ const server = app.listen(port, '127.0.0.1', () => {
     `  curl -i -X DELETE ${base}/orders/2     # 405, Allow: GET, PUT`,
     `  curl -i ${base}/nothing                # 404 with a hint`,
     '',
+    'Long work (answers at once, then poll the status address):',
+    `  curl -X POST ${base}/reports -H 'content-type: application/json' -d '{"title":"Q3"}'`,
+    `  curl ${base}/reports/job-1`,
+    '',
   ].join('\n'));
 });
 

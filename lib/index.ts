@@ -13,6 +13,12 @@ export {
   type WebhookErrorCode,
 } from './webhooks/errors.js';
 export { MethodNotAllowedError } from './webhooks/match.js';
-export type { WebhookMiddlewareOptions, WorkflowFailureContext, WebhookLimitsOptions } from './webhooks/options.js';
+export type {
+  WebhookLimitsOptions,
+  WebhookMiddlewareOptions,
+  WebhookUploadsOptions,
+  WorkflowFailureContext,
+} from './webhooks/options.js';
+export type { WebhookEvent, WebhookEventListener } from './webhooks/events.js';
 export type * from './webhooks/types.js';
 export { HTTP_METHODS, RESPONSE_DATA, RESPONSE_MODES, AUTHENTICATIONS } from './webhooks/types.js';

@@ -58,6 +58,8 @@ export const ERROR_CODES = {
   WORKFLOW_INVALID_RESPONSE: 500,
   /** `firstEntryJson` was asked for, but the last node returned no item. */
   WORKFLOW_NO_ITEM: 500,
+  /** The workflow did not answer before the response deadline (`responseTimeoutMs`); status set by `timeoutStatus`. */
+  WORKFLOW_TIMEOUT: 524,
   /** An unexpected failure inside the middleware. */
   INTERNAL_ERROR: 500,
 } as const satisfies Record<string, number>;
@@ -67,6 +69,8 @@ export type WebhookErrorCode = keyof typeof ERROR_CODES;
 export interface WebhookErrorOptions {
   hint?: string | undefined;
   cause?: unknown;
+  /** Overrides the catalogue status where an option lets the host choose it (the deadline's status). */
+  status?: number;
 }
 
 export class WebhookError extends Error {
@@ -78,7 +82,7 @@ export class WebhookError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'WebhookError';
     this.code = code;
-    this.status = ERROR_CODES[code];
+    this.status = options.status ?? ERROR_CODES[code];
     this.hint = options.hint;
   }
 

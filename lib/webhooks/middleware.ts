@@ -5,24 +5,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildRun, requestBaseUrl } from './dispatch.js';
 import { toWebhookError, WebhookError } from './errors.js';
-import { executeWorkflow } from './execute.js';
+import { callEvents, type CallEvents } from './events.js';
 import { matchWebhook } from './match.js';
 import { resolveOptions, type ResolvedOptions, type WebhookMiddlewareOptions } from './options.js';
 import { parsePayload } from './payload/index.js';
 import { parseQuery } from './payload/query.js';
 import { readRequestTarget, type RequestTarget } from './request-target.js';
-import { buildReceivedResponse, buildResultResponse } from './respond.js';
-import { createResponder, type Responder } from './responder.js';
+import { createResponder } from './responder.js';
+import { startCall, writeSuccess, type Call } from './run-call.js';
 import { sendError } from './send-error.js';
-import { writeResponse } from './send-response.js';
-import type {
-  ExecutionResult,
-  ResolvedWebhookParameters,
-  WebhookExecutor,
-  WebhookMiddleware,
-  WebhookRegistry,
-  WebhookRun,
-} from './types.js';
+import type { WebhookExecutor, WebhookMiddleware, WebhookRegistry, WebhookRun } from './types.js';
 
 /**
  * Creates the webhook middleware. Mount it anywhere: `app.use('/api/automation', middleware)` serves
@@ -53,59 +45,76 @@ export function createWebhookMiddleware(
       next();
       return;
     }
-    handleCall(req, res, target, registry, executor, resolved).catch((error: unknown) => {
+    const events = callEvents(resolved.onEvent);
+    events.emit({ type: 'received', method: req.method ?? 'GET', path: target.rawPath });
+    res.once('close', () => events.emit({ type: 'responded', status: res.statusCode, completed: res.writableFinished }));
+    const state = { executing: false };
+    handleCall(req, res, target, { registry, executor, options: resolved, events, state }).catch((thrown: unknown) => {
+      const error = toWebhookError(thrown);
+      if (!state.executing) events.emit({ type: 'rejected', code: error.code, status: error.status });
       sendError(res, next, error, resolved.errorHandling);
     });
   };
 }
 
-async function handleCall(
-  req: IncomingMessage,
-  res: ServerResponse,
-  target: RequestTarget,
-  registry: WebhookRegistry,
-  executor: WebhookExecutor,
-  options: ResolvedOptions,
-): Promise<void> {
+interface Wiring {
+  registry: WebhookRegistry;
+  executor: WebhookExecutor;
+  options: ResolvedOptions;
+  events: CallEvents;
+  state: { executing: boolean };
+}
+
+async function handleCall(req: IncomingMessage, res: ServerResponse, target: RequestTarget, wiring: Wiring): Promise<void> {
+  const { options } = wiring;
   const method = (req.method ?? 'GET').toUpperCase();
-  const match = await matchWebhook(registry, target, method);
+  const { webhook, params } = await matchWebhook(wiring.registry, target, method);
   const payload = await parsePayload(req, {
     limits: options.limits,
     tempDir: options.uploads.tempDir,
     memoryThreshold: options.uploads.memoryThreshold,
-    rawBody: match.webhook.parameters.rawBody,
-    binaryPropertyName: match.webhook.parameters.binaryPropertyName,
+    rawBody: webhook.parameters.rawBody,
+    binaryPropertyName: webhook.parameters.binaryPropertyName,
   });
+  let ended: Promise<void> = Promise.resolve();
   try {
-    const { webhook } = match;
     const report = (error: WebhookError): void => {
       options.onWorkflowError(error, { workflowId: webhook.workflowId, nodeName: webhook.nodeName, mode: target.kind, webhook });
     };
-    const responder = createResponder(res, report);
+    const controller = abortOnHangUp(res);
+    const parameters = webhook.parameters;
+    const responder = createResponder((plan) => { void writeSuccess({ res, parameters }, plan); }, report);
     const run = buildRun({
       req,
       target,
-      match,
+      match: { webhook, params },
       query: parseQuery(target.search),
       payload,
       baseUrl: options.publicUrl ?? requestBaseUrl(req, target.mountPath),
       prefix: options.productionPrefix,
-      signal: abortOnHangUp(res),
-      respond: webhook.parameters.responseMode === 'responseNode' ? responder.respond : ignoreRespond(report),
+      signal: controller.signal,
+      respond: parameters.responseMode === 'responseNode' ? responder.respond : ignoreRespond(report),
     });
-    await executeAndRespond(res, executor, run, webhook.parameters, responder, report);
+    const call: Call = {
+      res, run, executor: wiring.executor, parameters, responder, controller, deadline: options.deadline, events: wiring.events, report,
+    };
+    wiring.state.executing = true;
+    const started = startCall(call);
+    ended = started.ended;
+    await started.answer;
   } finally {
-    await payload.cleanup();
+    // Temp files live until the workflow no longer needs them, not merely until the answer is sent.
+    void ended.then(() => payload.cleanup());
   }
 }
 
 /** A caller who hangs up before the answer cannot get it: tell the workflow so it can stop. */
-function abortOnHangUp(res: ServerResponse): AbortSignal {
+function abortOnHangUp(res: ServerResponse): AbortController {
   const controller = new AbortController();
   res.once('close', () => {
     if (!res.writableFinished) controller.abort(new WebhookError('BODY_ABORTED', 'The caller closed the connection.'));
   });
-  return controller.signal;
+  return controller;
 }
 
 function ignoreRespond(report: (error: WebhookError) => void): WebhookRun['respond'] {
@@ -113,38 +122,4 @@ function ignoreRespond(report: (error: WebhookError) => void): WebhookRun['respo
     report(new WebhookError('WORKFLOW_INVALID_RESPONSE',
       'respond() was called, but the Webhook node\'s responseMode is not "responseNode"; the response was ignored.'));
   };
-}
-
-async function executeAndRespond(
-  res: ServerResponse,
-  executor: WebhookExecutor,
-  run: WebhookRun,
-  parameters: ResolvedWebhookParameters,
-  responder: Responder,
-  report: (error: WebhookError) => void,
-): Promise<void> {
-  if (parameters.responseMode === 'onReceived') {
-    writeResponse(res, buildReceivedResponse(parameters));
-    await executeWorkflow(executor, run).catch((error: unknown) => { report(toWebhookError(error)); });
-    return;
-  }
-  let result: ExecutionResult;
-  try {
-    result = await executeWorkflow(executor, run);
-  } catch (error) {
-    report(toWebhookError(error));
-    // Under responseNode the caller may have its answer already; the failure is then only reported.
-    if (responder.responded) return;
-    throw error;
-  }
-  if (parameters.responseMode === 'lastNode') {
-    writeResponse(res, buildResultResponse(parameters, result));
-  } else if (!responder.responded) {
-    // Never the empty 200 users of the known platform complain about: no response is a failure.
-    const error = new WebhookError('WORKFLOW_NO_RESPONSE', 'The workflow finished without responding to the webhook call.', {
-      hint: 'With responseMode "responseNode" the workflow must call run.respond() (a Respond to Webhook node).',
-    });
-    report(error);
-    throw error;
-  }
 }

@@ -5,6 +5,8 @@
 import { tmpdir } from 'node:os';
 import { isAbsolute } from 'node:path';
 import type { WebhookError } from './errors.js';
+import type { DeadlineSettings } from './deadline.js';
+import type { WebhookEventListener } from './events.js';
 import type { PayloadLimits } from './payload/limits.js';
 import type { RegisteredWebhook, WebhookKind } from './types.js';
 
@@ -62,6 +64,15 @@ export interface WebhookMiddlewareOptions {
   onWorkflowError?: (error: WebhookError, context: WorkflowFailureContext) => void;
   limits?: WebhookLimitsOptions;
   uploads?: WebhookUploadsOptions;
+  /**
+   * How long a `lastNode`/`responseNode` call may wait for its answer, in ms. Default 100 000 (the hosted offering's
+   * limit); `0` or `Infinity` turns the deadline off.
+   */
+  responseTimeoutMs?: number;
+  /** Status of the answer when the deadline passes. Default 524, as the known platform's proxy answers. */
+  timeoutStatus?: number;
+  /** Lifecycle events of every call (received, rejected, started, executed, failed, timedOut, responded). */
+  onEvent?: WebhookEventListener;
 }
 
 export interface ResolvedOptions {
@@ -71,10 +82,13 @@ export interface ResolvedOptions {
   onWorkflowError: (error: WebhookError, context: WorkflowFailureContext) => void;
   limits: PayloadLimits;
   uploads: { tempDir: string; memoryThreshold: number };
+  deadline: DeadlineSettings;
+  onEvent: WebhookEventListener | undefined;
 }
 
 const MIB = 1024 * 1024;
-const KNOWN_OPTIONS = new Set(['productionPrefix', 'publicUrl', 'errorHandling', 'onWorkflowError', 'limits', 'uploads']);
+const KNOWN_OPTIONS = new Set(['productionPrefix', 'publicUrl', 'errorHandling', 'onWorkflowError', 'limits', 'uploads',
+  'responseTimeoutMs', 'timeoutStatus', 'onEvent']);
 
 export const DEFAULT_LIMITS: Readonly<PayloadLimits> = Object.freeze({
   bodySize: 16 * MIB,
@@ -155,6 +169,23 @@ function resolveUploads(value: WebhookUploadsOptions | undefined): Readonly<Reso
   return Object.freeze({ tempDir, memoryThreshold });
 }
 
+function resolveDeadline(ms: unknown, status: unknown): DeadlineSettings {
+  let timeout = 100_000;
+  if (ms !== undefined) {
+    if (typeof ms !== 'number' || Number.isNaN(ms) || ms < 0) fail('responseTimeoutMs', 'a number of milliseconds, 0 or Infinity', ms);
+    timeout = ms;
+  }
+  if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599)) {
+    fail('timeoutStatus', 'an HTTP error status from 400 to 599', status);
+  }
+  return { ms: timeout, status: (status as number | undefined) ?? 524 };
+}
+
+function optionalFunction<T>(name: string, value: T | undefined): T | undefined {
+  if (value !== undefined && typeof value !== 'function') fail(name, 'a function', value);
+  return value;
+}
+
 function reportToStderr(error: WebhookError, context: WorkflowFailureContext): void {
   process.stderr.write(
     `workflow-webhooks: workflow "${context.workflowId}" (node "${context.nodeName}", ${context.mode}) failed after ` +
@@ -169,9 +200,7 @@ export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly
   }
   const { errorHandling = 'respond', onWorkflowError, limits } = options;
   if (errorHandling !== 'respond' && errorHandling !== 'next') fail('errorHandling', '"respond" or "next"', errorHandling);
-  if (onWorkflowError !== undefined && typeof onWorkflowError !== 'function') {
-    fail('onWorkflowError', 'a function', onWorkflowError);
-  }
+  optionalFunction('onWorkflowError', onWorkflowError);
   return Object.freeze({
     productionPrefix: prefix('productionPrefix', options.productionPrefix, 'webhook'),
     publicUrl: publicUrl(options.publicUrl),
@@ -179,5 +208,7 @@ export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly
     onWorkflowError: onWorkflowError ?? reportToStderr,
     limits: resolveLimits(limits),
     uploads: resolveUploads(options.uploads),
+    deadline: Object.freeze(resolveDeadline(options.responseTimeoutMs, options.timeoutStatus)),
+    onEvent: optionalFunction('onEvent', options.onEvent),
   });
 }

@@ -23,7 +23,24 @@ export function jsonResponse(status: number, value: unknown, headers: Record<str
 
 /** responseMode `onReceived`: the caller learns at once that the workflow started. */
 export function buildReceivedResponse(parameters: ResolvedWebhookParameters): ResponsePlan {
+  if (parameters.noResponseBody) return { status: parameters.responseCode, headers: {} };
+  if (parameters.receivedBody !== undefined) return valueResponse(parameters, parameters.receivedBody);
   return jsonResponse(parameters.responseCode, { message: 'Workflow was started' });
+}
+
+/** Types a browser will not run as script on the host's origin; anything else gets a sandbox. */
+const INERT_TYPE = /^(application\/([\w.+-]+\+)?json|text\/plain|text\/csv)\s*(;|$)/i;
+
+/**
+ * Adds the node's responseHeaders to a successful answer, then a `Content-Security-Policy: sandbox` wherever the
+ * body could be rendered (HTML, SVG, XML, any binary), so a workflow's output never becomes script on the host.
+ */
+export function finalizeResponse(parameters: ResolvedWebhookParameters, plan: ResponsePlan): ResponsePlan {
+  const headers = { ...plan.headers, ...parameters.responseHeaders };
+  const type = headers['content-type'];
+  const hasBody = plan.body !== undefined || plan.file !== undefined;
+  if (hasBody && (type === undefined || !INERT_TYPE.test(type))) headers['content-security-policy'] = 'sandbox';
+  return { ...plan, headers };
 }
 
 /** Reads `a.b.c` from an item's json, own properties only (never the prototype chain). */
@@ -67,11 +84,7 @@ function firstEntryBinary(parameters: ResolvedWebhookParameters, result: Executi
   if (binary === undefined || (binary.data === undefined && binary.path === undefined)) {
     throw new WebhookError('WORKFLOW_NO_ITEM', `The binary property '${name}' which should be returned does not exist`);
   }
-  const headers: Record<string, string> = {
-    'content-type': parameters.responseContentType ?? binary.mimeType,
-    // A file sent from the host's own origin must not run script there.
-    'content-security-policy': 'sandbox',
-  };
+  const headers: Record<string, string> = { 'content-type': parameters.responseContentType ?? binary.mimeType };
   if (binary.fileName !== undefined) headers['content-disposition'] = contentDisposition(binary.fileName);
   if (binary.data !== undefined) return { status: parameters.responseCode, headers, body: binary.data };
   return { status: parameters.responseCode, headers, file: binary.path as string };

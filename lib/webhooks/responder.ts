@@ -2,10 +2,8 @@
  * responseMode `responseNode`: the workflow answers the call itself through `run.respond()`, like a
  * "Respond to Webhook" node. The first response wins; a later one is ignored and reported, never sent.
  */
-import type { ServerResponse } from 'node:http';
 import { WebhookError } from './errors.js';
 import { jsonResponse, type ResponsePlan } from './respond.js';
-import { writeResponse } from './send-response.js';
 import type { WorkflowResponse } from './types.js';
 
 const HEADER_NAME = /^[!#$%&'*+.^\w`|~-]+$/;
@@ -30,7 +28,7 @@ export function buildWorkflowResponse(response: WorkflowResponse): ResponsePlan 
   if (body === undefined || body === null) return { status, headers: checked };
   if (typeof body === 'string') return { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...checked }, body };
   if (Buffer.isBuffer(body)) {
-    return { status, headers: { 'content-type': 'application/octet-stream', 'content-security-policy': 'sandbox', ...checked }, body };
+    return { status, headers: { 'content-type': 'application/octet-stream', ...checked }, body };
   }
   const plan = jsonResponse(status, body);
   return { ...plan, headers: { ...plan.headers, ...checked } };
@@ -39,30 +37,40 @@ export function buildWorkflowResponse(response: WorkflowResponse): ResponsePlan 
 export interface Responder {
   respond(response: WorkflowResponse): void;
   readonly responded: boolean;
+  /** Resolves when the workflow first calls respond(). */
+  readonly answered: Promise<void>;
+  /** After this, respond() only reports: the call was answered otherwise (deadline, failure). */
+  close(): void;
 }
 
-/** A responder for one call; `report` learns of responses that could not be sent. */
-export function createResponder(res: ServerResponse, report: (error: WebhookError) => void): Responder {
+/** A responder for one call: `write` sends a plan, `report` learns of responses that could not be sent. */
+export function createResponder(write: (plan: ResponsePlan) => void, report: (error: WebhookError) => void): Responder {
   let responded = false;
+  let closed = false;
+  let markAnswered!: () => void;
+  const answered = new Promise<void>((resolve) => { markAnswered = resolve; });
   return {
     respond(response) {
-      if (responded) {
-        report(invalid('respond() was called again after the call was answered; the later response was ignored.'));
+      if (responded || closed) {
+        report(invalid(`respond() was called after the call was answered${closed && !responded ? ' (deadline passed or the workflow failed)' : ''}; this response was ignored.`));
         return;
       }
       responded = true;
-      let plan: ResponsePlan;
+      markAnswered();
       try {
-        plan = buildWorkflowResponse(response);
+        write(buildWorkflowResponse(response));
       } catch (error) {
         const failure = error as WebhookError;
         report(failure);
-        plan = jsonResponse(failure.status, failure.toJSON());
+        write(jsonResponse(failure.status, failure.toJSON()));
       }
-      if (!res.headersSent && !res.destroyed) writeResponse(res, plan);
     },
     get responded() {
       return responded;
+    },
+    answered,
+    close() {
+      closed = true;
     },
   };
 }

@@ -3,19 +3,25 @@ import { createReadStream } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import type { ResponsePlan } from './respond.js';
 
-export function writeResponse(res: ServerResponse, plan: ResponsePlan): void {
+/** Resolves once the answer is on the wire, or the connection is gone. */
+export function writeResponse(res: ServerResponse, plan: ResponsePlan): Promise<void> {
+  if (res.headersSent || res.destroyed) return Promise.resolve();
+  const ended = new Promise<void>((resolve) => {
+    res.once('finish', resolve);
+    res.once('close', resolve);
+  });
   res.statusCode = plan.status;
   for (const [name, value] of Object.entries(plan.headers)) res.setHeader(name, value);
   if (plan.file !== undefined) {
     const stream = createReadStream(plan.file);
+    // Headers may be out already: cutting the connection is the only honest signal left.
     stream.once('error', () => res.destroy());
     stream.pipe(res);
-    return;
-  }
-  if (plan.body === undefined) {
+  } else if (plan.body === undefined) {
     res.end();
-    return;
+  } else {
+    res.setHeader('content-length', Buffer.byteLength(plan.body));
+    res.end(plan.body);
   }
-  res.setHeader('content-length', Buffer.byteLength(plan.body));
-  res.end(plan.body);
+  return ended;
 }

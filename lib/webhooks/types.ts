@@ -28,6 +28,12 @@ export interface WebhookNodeOptions {
   rawBody?: boolean;
   /** Binary property of a raw upload; multipart files become `<name>0`, `<name>1`, … */
   binaryPropertyName?: string;
+  /** Extra headers of every successful answer: `{ entries: [{ name, value }] }` or `{ name: value }`. */
+  responseHeaders?: { entries: { name: string; value: string }[] } | Record<string, string>;
+  /** responseMode `onReceived`: answer with no body. */
+  noResponseBody?: boolean;
+  /** responseMode `onReceived`: a fixed text to answer with instead of `{"message":"Workflow was started"}`. */
+  responseData?: string;
   [option: string]: unknown;
 }
 
@@ -71,6 +77,10 @@ export interface ResolvedWebhookParameters {
   responseContentType: string | undefined;
   rawBody: boolean;
   binaryPropertyName: string | undefined;
+  responseHeaders: Record<string, string>;
+  noResponseBody: boolean;
+  /** onReceived's fixed body (`options.responseData`). */
+  receivedBody: string | undefined;
   options: WebhookNodeOptions;
 }
 

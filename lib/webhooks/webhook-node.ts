@@ -4,6 +4,7 @@
  */
 import { WebhookError } from './errors.js';
 import { isDynamicPath, normalizeWebhookPath } from './paths.js';
+import { resolveResponseHeaders } from './response-headers.js';
 import {
   AUTHENTICATIONS,
   HTTP_METHODS,
@@ -111,6 +112,9 @@ export function resolveParameters(node: WebhookNode): ResolvedWebhookParameters 
     responseContentType: optionalString(node, 'responseContentType', options.responseContentType)?.trim() || undefined,
     rawBody: optionalBoolean(node, 'rawBody', options.rawBody),
     binaryPropertyName: optionalString(node, 'binaryPropertyName', options.binaryPropertyName)?.trim() || undefined,
+    responseHeaders: resolveResponseHeaders(node.name, options.responseHeaders),
+    noResponseBody: optionalBoolean(node, 'noResponseBody', options.noResponseBody),
+    receivedBody: optionalString(node, 'responseData', options.responseData),
     options,
   };
 }

@@ -32,3 +32,20 @@ describe('example-app: an orders API with workflow webhooks', () => {
     expect(res.body.hint).to.be.a('string');
   });
 });
+
+describe('example-app: the long-work pattern', () => {
+  it('answers the start webhook at once with a job id, then reports progress and the result', async () => {
+    const app = await createOrdersApp({ reportStepMs: 5 });
+    const started = await request(app).post('/api/automation/webhook/reports').send({ title: 'Q3' }).expect(202);
+    expect(started.body).to.include({ jobId: 'job-1', status: 'running' });
+    expect(started.body.statusUrl).to.match(/\/api\/automation\/webhook\/reports\/job-1$/);
+    const running = await request(app).get('/api/automation/webhook/reports/job-1').expect(200);
+    expect(running.body.status).to.equal('running');
+    let done = running.body as { status: string; result?: unknown };
+    for (let i = 0; i < 100 && done.status !== 'done'; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      done = (await request(app).get('/api/automation/webhook/reports/job-1').expect(200)).body as typeof done;
+    }
+    expect(done).to.deep.include({ status: 'done', progress: 100, result: { rows: 1234, title: 'Q3' } });
+  });
+});

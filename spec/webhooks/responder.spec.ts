@@ -6,9 +6,9 @@ import { BASE, HOSTS } from '../support/apps.js';
 import { deferred, workflow } from '../support/workflows.js';
 
 describe('buildWorkflowResponse()', () => {
-  it('sends strings as text, buffers as octet-stream in a sandbox, the rest as JSON', () => {
+  it('sends strings as text, buffers as octet-stream, the rest as JSON', () => {
     expect(buildWorkflowResponse({ body: 'hi' })).to.deep.equal({ status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'hi' });
-    expect(buildWorkflowResponse({ status: 201, body: Buffer.from('x') }).headers).to.deep.equal({ 'content-type': 'application/octet-stream', 'content-security-policy': 'sandbox' });
+    expect(buildWorkflowResponse({ status: 201, body: Buffer.from('x') }).headers).to.deep.equal({ 'content-type': 'application/octet-stream' });
     expect(buildWorkflowResponse({ body: { a: 1 }, headers: { 'X-Trace': 't' } })).to.deep.include({ body: '{"a":1}', headers: { 'content-type': 'application/json; charset=utf-8', 'x-trace': 't' } });
     expect(buildWorkflowResponse({ status: 204 })).to.deep.equal({ status: 204, headers: {} });
   });
@@ -49,6 +49,14 @@ for (const host of HOSTS) {
       const res = await request(app).post(`${BASE}/webhook/respond`).expect(201).expect('x-order', '7');
       expect(res.body).to.deep.equal({ accepted: true });
       gate.resolve();
+    });
+
+    it('puts HTML and binary answers of respond() in a sandbox', async () => {
+      executor = async (run) => { run.respond({ headers: { 'content-type': 'text/html' }, body: '<script>alert(1)</script>' }); return { items: [] }; };
+      await request(app).post(`${BASE}/webhook/respond`).expect(200).expect('content-security-policy', 'sandbox').expect('content-type', 'text/html');
+      executor = async (run) => { run.respond({ body: { json: true } }); return { items: [] }; };
+      const res = await request(app).post(`${BASE}/webhook/respond`).expect(200);
+      expect(res.headers).to.not.have.property('content-security-policy');
     });
 
     it('ignores and reports a second respond()', async () => {

@@ -1,0 +1,96 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookError, type WebhookExecutor, type WebhookRun } from '../../lib/index.js';
+import { BASE, HOSTS } from '../support/apps.js';
+import { listen, sendTo } from '../support/raw-http.js';
+import { eventually } from '../support/temp-dir.js';
+import { deferred, workflow } from '../support/workflows.js';
+import { request as httpRequest } from 'node:http';
+
+for (const host of HOSTS) {
+  describe(`the response deadline in ${host.name}`, () => {
+    let registry: MemoryWebhookRegistry;
+    let executor: WebhookExecutor;
+    let runs: WebhookRun[];
+    let reports: WebhookError[];
+
+    const build = (options: Parameters<typeof createWebhookMiddleware>[2] = {}) => host.build(createWebhookMiddleware(registry, (run) => {
+      runs.push(run);
+      return executor(run);
+    }, { onWorkflowError: (error) => reports.push(error), ...options }));
+
+    beforeEach(async () => {
+      registry = new MemoryWebhookRegistry();
+      runs = [];
+      reports = [];
+      await registry.activate(workflow('wf', { path: 'slow', httpMethod: 'POST', responseMode: 'lastNode' }));
+      await registry.activate(workflow('wf-node', { path: 'slow-node', httpMethod: 'POST', responseMode: 'responseNode' }));
+    });
+
+    it('answers 524 with advice when a hanging workflow misses the deadline, and aborts its signal', async () => {
+      executor = () => new Promise(() => undefined);
+      const res = await request(build({ responseTimeoutMs: 50 })).post(`${BASE}/webhook/slow`).expect(524);
+      expect(res.body.code).to.equal('WORKFLOW_TIMEOUT');
+      expect(res.body.message).to.equal('The workflow did not respond within 0.05 seconds.');
+      expect(res.body.hint).to.match(/poll a second webhook/);
+      expect(runs[0]?.signal.aborted).to.equal(true);
+      expect((runs[0]?.signal.reason as WebhookError).code).to.equal('WORKFLOW_TIMEOUT');
+    });
+
+    it('answers with the configured timeoutStatus', async () => {
+      executor = () => new Promise(() => undefined);
+      await request(build({ responseTimeoutMs: 30, timeoutStatus: 504 })).post(`${BASE}/webhook/slow`).expect(504);
+    });
+
+    it('drops a result that arrives after the deadline and keeps serving', async () => {
+      const late = deferred<{ items: { json: Record<string, unknown> }[] }>();
+      executor = () => late.promise;
+      const app = build({ responseTimeoutMs: 30 });
+      await request(app).post(`${BASE}/webhook/slow`).expect(524);
+      late.resolve({ items: [{ json: { late: true } }] });
+      executor = async () => ({ items: [{ json: { fresh: true } }] });
+      await request(app).post(`${BASE}/webhook/slow`).expect(200, { fresh: true });
+    });
+
+    it('applies to responseNode too, and reports a respond() that comes after it', async () => {
+      const gate = deferred();
+      executor = async (run) => { await gate.promise; run.respond({ body: 'too late' }); return { items: [] }; };
+      await request(build({ responseTimeoutMs: 30 })).post(`${BASE}/webhook/slow-node`).expect(524);
+      gate.resolve();
+      await eventually(() => reports.some((r) => r.code === 'WORKFLOW_INVALID_RESPONSE'));
+    });
+
+    it('can be turned off with 0', async () => {
+      executor = async () => { await new Promise((resolve) => setTimeout(resolve, 60)); return { items: [{ json: { ok: true } }] }; };
+      await request(build({ responseTimeoutMs: 0 })).post(`${BASE}/webhook/slow`).expect(200, { ok: true });
+    });
+
+    it('does not cut onReceived calls, whose answer is immediate', async () => {
+      await registry.activate(workflow('wf-bg', { path: 'bg', httpMethod: 'POST' }));
+      const gate = deferred();
+      executor = async () => { await gate.promise; return { items: [] }; };
+      await request(build({ responseTimeoutMs: 10 })).post(`${BASE}/webhook/bg`).expect(200, { message: 'Workflow was started' });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(runs[0]?.signal.aborted).to.equal(false);
+      gate.resolve();
+    });
+
+    it('aborts the signal when the caller disconnects before the answer', async () => {
+      executor = (run) => new Promise((resolve) => { run.signal.addEventListener('abort', () => resolve({ items: [] })); });
+      const server = await listen(build());
+      try {
+        const req = httpRequest({ host: '127.0.0.1', port: server.port, method: 'POST', path: `${BASE}/webhook/slow` });
+        req.on('error', () => undefined);
+        req.end();
+        await eventually(() => runs.length === 1);
+        req.destroy();
+        await eventually(() => runs[0]?.signal.aborted === true);
+        expect((runs[0]?.signal.reason as WebhookError).code).to.equal('BODY_ABORTED');
+        const after = await sendTo(server.port, { method: 'GET', path: '/api/orders' });
+        expect(after.status).to.equal(200);
+      } finally {
+        await server.close();
+      }
+    });
+  });
+}
