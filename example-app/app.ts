@@ -5,6 +5,7 @@
 import express from 'express';
 import { createWebhookMiddleware, MemoryWebhookRegistry } from 'workflow-webhooks';
 import { createExecutor, type Step } from './executor.js';
+import { addEditorRoutes } from './editor.js';
 import { addLongWork } from './long-work.js';
 
 interface Order { id: number; item: string; status: string }
@@ -72,6 +73,15 @@ export async function createOrdersApp(options: { reportStepMs?: number } = {}): 
   }]);
 
   await addLongWork(registry, steps, { stepMs: options.reportStepMs ?? 1000 });
+
+  // A draft the editor tests before anyone activates it: only its test address ever listens.
+  const drafts = new Map([['signup', {
+    workflowId: 'signup',
+    workflowName: 'Signup (draft)',
+    nodes: [{ name: 'Webhook', parameters: { path: 'signup', httpMethod: 'POST' as const, responseMode: 'lastNode' as const } }],
+  }]]);
+  steps.set('signup', [{ type: 'editFields', keepOnlySet: true, fields: { welcome: 'Welcome, {{body.name}}!' } }]);
+  addEditorRoutes(app, registry, drafts);
 
   app.use('/api/automation', createWebhookMiddleware(registry, createExecutor(steps)));
   return app;

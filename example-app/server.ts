@@ -21,6 +21,10 @@ const server = app.listen(port, '127.0.0.1', () => {
     `  curl -X POST ${base}/reports -H 'content-type: application/json' -d '{"title":"Q3"}'`,
     `  curl ${base}/reports/job-1`,
     '',
+    'Test address (an editor starts listening, then one call is captured):',
+    `  curl -X POST http://127.0.0.1:${port}/api/editor/workflows/signup/listen &`,
+    `  curl -X POST http://127.0.0.1:${port}/api/automation/webhook-test/signup -H 'content-type: application/json' -d '{"name":"Ada"}'`,
+    '',
   ].join('\n'));
 });
 

@@ -8,6 +8,8 @@
 export const ERROR_CODES = {
   /** No webhook is registered for the address (any method). */
   WEBHOOK_NOT_FOUND: 404,
+  /** A test address that is not listening (never listened, window ended, already used, cancelled). */
+  WEBHOOK_TEST_NOT_LISTENING: 404,
   /** The address is registered, but for other HTTP methods only. */
   WEBHOOK_METHOD_NOT_ALLOWED: 405,
   /** Activation refused: another active workflow already uses the path and method. */
@@ -128,7 +130,8 @@ export class WebhookConflictError extends WebhookError {
       },
     );
     this.name = 'WebhookConflictError';
-    this.conflict = conflict;
+    const { method, path, workflowId, workflowName, nodeName } = conflict;
+    this.conflict = { method, path, workflowId, workflowName, nodeName };
   }
 }
 

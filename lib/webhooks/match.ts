@@ -4,7 +4,7 @@
  */
 import { WebhookError } from './errors.js';
 import type { RequestTarget } from './request-target.js';
-import type { HttpMethod, RegisteredWebhook, WebhookRegistry } from './types.js';
+import type { HttpMethod, NotListeningReason, RegisteredWebhook, WebhookRegistry } from './types.js';
 
 export interface WebhookMatch {
   webhook: RegisteredWebhook;
@@ -28,6 +28,23 @@ function listOf(methods: readonly string[]): string {
   return `${methods.slice(0, -1).join(', ')} or ${methods[methods.length - 1] ?? ''}`;
 }
 
+const WHY_NOT_LISTENING: Record<NotListeningReason, string> = {
+  neverListened: 'Nothing is listening for a test event on it.',
+  timedOut: 'Its listening window ended before a call arrived.',
+  received: 'It already received its one test call.',
+  cancelled: 'Listening for a test event was cancelled.',
+};
+
+const TEST_HINT =
+  'Click "Listen for test event" (start listening), then call the test address again. In test mode the address ' +
+  'accepts one call, within the listening window (120 seconds by default).';
+
+/** The test address does not listen; `reason` says why when the registry still knows. */
+export function notListening(method: string, path: string, reason: NotListeningReason = 'neverListened'): WebhookError {
+  return new WebhookError('WEBHOOK_TEST_NOT_LISTENING',
+    `The test webhook "${method} ${path.replace(/\/+$/, '')}" is not listening. ${WHY_NOT_LISTENING[reason]}`, { hint: TEST_HINT });
+}
+
 const PRODUCTION_HINT =
   'The workflow must be active for a production URL to run successfully. Activate the workflow, then try again. ' +
   'Production calls are not shown in the editor, only in the workflow\'s executions.';
@@ -40,6 +57,7 @@ export async function matchWebhook(
   const lookup = await registry.lookup(target.kind, method, target.rawPath);
   if (lookup.found) return { webhook: lookup.webhook, params: lookup.params };
   if (lookup.methods.length > 0) throw new MethodNotAllowedError(method, lookup.methods);
+  if (target.kind === 'test') throw notListening(method, target.rawPath, lookup.reason);
   const shown = target.rawPath.replace(/\/+$/, '');
   throw new WebhookError('WEBHOOK_NOT_FOUND', `The requested webhook "${method} ${shown}" is not registered.`, {
     hint: PRODUCTION_HINT,

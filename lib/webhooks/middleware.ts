@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildRun, requestBaseUrl } from './dispatch.js';
 import { toWebhookError, WebhookError } from './errors.js';
 import { callEvents, type CallEvents } from './events.js';
-import { matchWebhook } from './match.js';
+import { matchWebhook, notListening } from './match.js';
 import { resolveOptions, type ResolvedOptions, type WebhookMiddlewareOptions } from './options.js';
 import { parsePayload } from './payload/index.js';
 import { parseQuery } from './payload/query.js';
@@ -37,7 +37,7 @@ export function createWebhookMiddleware(
     throw new TypeError('workflow-webhooks: the second argument must be the workflow executor function.');
   }
   const resolved = resolveOptions(options);
-  const prefixes = { production: resolved.productionPrefix };
+  const prefixes = { production: resolved.productionPrefix, test: resolved.testPrefix };
 
   return function webhookMiddleware(req, res, next) {
     const target = readRequestTarget(req, prefixes);
@@ -78,6 +78,9 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
   });
   let ended: Promise<void> = Promise.resolve();
   try {
+    // A test listen is used up only by a call that reaches its workflow: after parsing (and, later, the guards).
+    const claim = target.kind === 'test' ? await wiring.registry.claimTestCall(webhook) : undefined;
+    if (target.kind === 'test' && claim === undefined) throw notListening(method, target.rawPath, 'received');
     const report = (error: WebhookError): void => {
       options.onWorkflowError(error, { workflowId: webhook.workflowId, nodeName: webhook.nodeName, mode: target.kind, webhook });
     };
@@ -91,13 +94,15 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
       query: parseQuery(target.search),
       payload,
       baseUrl: options.publicUrl ?? requestBaseUrl(req, target.mountPath),
-      prefix: options.productionPrefix,
+      prefix: target.kind === 'test' ? options.testPrefix : options.productionPrefix,
       signal: controller.signal,
       respond: parameters.responseMode === 'responseNode' ? responder.respond : ignoreRespond(report),
     });
     const call: Call = {
       res, run, executor: wiring.executor, parameters, responder, controller, deadline: options.deadline, events: wiring.events, report,
+      onSettled: claim?.settled,
     };
+    claim?.arrived(run);
     wiring.state.executing = true;
     const started = startCall(call);
     ended = started.ended;

@@ -50,6 +50,8 @@ export interface WebhookUploadsOptions {
 export interface WebhookMiddlewareOptions {
   /** First path segment of production addresses. Default `webhook`. */
   productionPrefix?: string;
+  /** First path segment of test addresses. Default `webhook-test`. */
+  testPrefix?: string;
   /**
    * Public base of the addresses as callers see them, e.g. `https://api.example.com/api/automation`; used for the
    * item's `webhookUrl`. Default: the request's Host header and the middleware's mount path.
@@ -77,6 +79,7 @@ export interface WebhookMiddlewareOptions {
 
 export interface ResolvedOptions {
   productionPrefix: string;
+  testPrefix: string;
   publicUrl: string | undefined;
   errorHandling: 'respond' | 'next';
   onWorkflowError: (error: WebhookError, context: WorkflowFailureContext) => void;
@@ -87,7 +90,7 @@ export interface ResolvedOptions {
 }
 
 const MIB = 1024 * 1024;
-const KNOWN_OPTIONS = new Set(['productionPrefix', 'publicUrl', 'errorHandling', 'onWorkflowError', 'limits', 'uploads',
+const KNOWN_OPTIONS = new Set(['productionPrefix', 'testPrefix', 'publicUrl', 'errorHandling', 'onWorkflowError', 'limits', 'uploads',
   'responseTimeoutMs', 'timeoutStatus', 'onEvent']);
 
 export const DEFAULT_LIMITS: Readonly<PayloadLimits> = Object.freeze({
@@ -201,8 +204,12 @@ export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly
   const { errorHandling = 'respond', onWorkflowError, limits } = options;
   if (errorHandling !== 'respond' && errorHandling !== 'next') fail('errorHandling', '"respond" or "next"', errorHandling);
   optionalFunction('onWorkflowError', onWorkflowError);
+  const productionPrefix = prefix('productionPrefix', options.productionPrefix, 'webhook');
+  const testPrefix = prefix('testPrefix', options.testPrefix, 'webhook-test');
+  if (testPrefix === productionPrefix) fail('testPrefix', 'different from productionPrefix', testPrefix);
   return Object.freeze({
-    productionPrefix: prefix('productionPrefix', options.productionPrefix, 'webhook'),
+    productionPrefix,
+    testPrefix,
     publicUrl: publicUrl(options.publicUrl),
     errorHandling,
     onWorkflowError: onWorkflowError ?? reportToStderr,

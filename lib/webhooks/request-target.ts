@@ -17,6 +17,7 @@ export interface RequestTarget {
 
 export interface Prefixes {
   production: string;
+  test: string;
 }
 
 /** Returns the webhook target of a request, or undefined when its path is outside every webhook prefix. */
@@ -24,10 +25,15 @@ export function readRequestTarget(req: IncomingMessage, prefixes: Prefixes): Req
   const url = req.url ?? '/';
   const queryAt = url.indexOf('?');
   const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
-  const rawPath = afterPrefix(pathname, prefixes.production);
+  let kind: WebhookKind = 'production';
+  let rawPath = afterPrefix(pathname, prefixes.production);
+  if (rawPath === undefined) {
+    kind = 'test';
+    rawPath = afterPrefix(pathname, prefixes.test);
+  }
   if (rawPath === undefined) return undefined;
   return {
-    kind: 'production',
+    kind,
     rawPath,
     search: queryAt === -1 ? '' : url.slice(queryAt + 1),
     mountPath: mountPathOf(req, pathname),

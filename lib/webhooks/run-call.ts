@@ -23,6 +23,8 @@ export interface Call {
   deadline: DeadlineSettings;
   events: CallEvents;
   report(error: WebhookError): void;
+  /** Learns how the executor ended (a test listener gets the output). */
+  onSettled?: (outcome: { output?: ExecutionResult; error?: WebhookError }) => void;
 }
 
 export function writeSuccess(call: Pick<Call, 'res' | 'parameters'>, plan: ResponsePlan): Promise<void> {
@@ -36,11 +38,13 @@ function execute(call: Call): Promise<ExecutionResult> {
   events.emit({ type: 'started', ...where });
   return executeWorkflow(call.executor, run).then((result) => {
     events.emit({ type: 'executed', ...where, items: result.items.length });
+    call.onSettled?.({ output: result });
     return result;
   }, (thrown: unknown) => {
     const error = toWebhookError(thrown);
     events.emit({ type: 'failed', ...where, error });
     call.report(error);
+    call.onSettled?.({ error });
     throw error;
   });
 }

@@ -14,6 +14,7 @@ import {
   type RegisteredWebhook,
   type ResolvedWebhookParameters,
   type WebhookNode,
+  type WebhookKind,
   type WebhookNodeParameters,
   type WorkflowWebhooks,
 } from './types.js';
@@ -133,7 +134,7 @@ export function resolvePath(node: WebhookNode): string {
 }
 
 /** All webhooks a workflow registers, one per (node, method); throws on the first unusable node. */
-export function resolveWorkflowWebhooks(workflow: WorkflowWebhooks): RegisteredWebhook[] {
+export function resolveWorkflowWebhooks(workflow: WorkflowWebhooks, kind: WebhookKind = 'production'): RegisteredWebhook[] {
   if (typeof workflow !== 'object' || workflow === null) {
     throw new WebhookError('WEBHOOK_INVALID_NODE', 'A workflow must be an object with workflowId and nodes.');
   }
@@ -154,6 +155,7 @@ export function resolveWorkflowWebhooks(workflow: WorkflowWebhooks): RegisteredW
     const path = resolvePath(node);
     parameters.methods.forEach((method, outputIndex) => {
       webhooks.push({
+        kind,
         workflowId: workflow.workflowId,
         workflowName: workflow.workflowName,
         nodeName: node.name,

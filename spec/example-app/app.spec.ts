@@ -49,3 +49,28 @@ describe('example-app: the long-work pattern', () => {
     expect(done).to.deep.include({ status: 'done', progress: 100, result: { rows: 1234, title: 'Q3' } });
   });
 });
+
+describe('example-app: an editor route that listens for a test event', () => {
+  it('captures the one test call and returns its trigger data and output', async () => {
+    const app = await createOrdersApp();
+    const listening = request(app).post('/api/editor/workflows/signup/listen').then((res) => res);
+    let res = await request(app).post('/api/automation/webhook-test/signup').send({ name: 'Ada' });
+    for (let i = 0; i < 50 && res.status === 404; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      res = await request(app).post('/api/automation/webhook-test/signup').send({ name: 'Ada' });
+    }
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ welcome: 'Welcome, Ada!' });
+    const captured = await listening;
+    expect(captured.body.status).to.equal('received');
+    expect(captured.body.trigger[0].json).to.include({ executionMode: 'test' });
+    expect(captured.body.output).to.deep.equal({ items: [{ json: { welcome: 'Welcome, Ada!' } }] });
+  });
+
+  it('answers timedOut when no call comes within the window', async () => {
+    const app = await createOrdersApp();
+    const res = await request(app).post('/api/editor/workflows/signup/listen?timeoutMs=20').expect(200);
+    expect(res.body).to.deep.equal({ status: 'timedOut' });
+    await request(app).post('/api/automation/webhook-test/signup').expect(404);
+  });
+});

@@ -1,0 +1,180 @@
+/**
+ * Test webhooks of the embedded registry (spec 3, 4.2): a listen registers the workflow's test addresses for one
+ * call within a window. The first call that reaches its workflow claims the listen and the addresses stop
+ * listening at once; the window's end and cancel() stop them too. Recently ended addresses are remembered (bounded)
+ * so a late call can be told *why* nothing listens.
+ */
+import { randomUUID } from 'node:crypto';
+import { WebhookConflictError } from './errors.js';
+import { RouteTable, routeKey } from './route-table.js';
+import { resolveWorkflowWebhooks } from './webhook-node.js';
+import type {
+  NotListeningReason,
+  RegisteredWebhook,
+  TestCallClaim,
+  TestListenEvent,
+  TestListenHandle,
+  TestListenOptions,
+  TestListenResult,
+  WebhookLookup,
+  WorkflowWebhooks,
+} from './types.js';
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+const MAX_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+/** Ended addresses remembered for "why" answers; the oldest are forgotten first. */
+const REMEMBERED_ENDINGS = 1000;
+
+interface Listen {
+  id: string;
+  workflowId: string;
+  webhooks: RegisteredWebhook[];
+  state: 'listening' | 'claimed' | 'ended';
+  timer: NodeJS.Timeout;
+  emit: (event: TestListenEvent) => void;
+  resolve: (result: TestListenResult) => void;
+}
+
+function checkTimeout(value: unknown): number {
+  if (value === undefined) return DEFAULT_TIMEOUT_MS;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_TIMEOUT_MS) {
+    throw new TypeError(`workflow-webhooks: listenForTest timeoutMs must be a positive number of milliseconds up to ${MAX_TIMEOUT_MS}.`);
+  }
+  return value;
+}
+
+export class TestListens {
+  readonly #routes = new RouteTable();
+  readonly #ended = new RouteTable();
+  readonly #endings = new Map<RegisteredWebhook, NotListeningReason>();
+  readonly #listens = new Map<string, Listen>();
+  readonly #byWorkflow = new Map<string, Listen>();
+
+  listen(workflow: WorkflowWebhooks, options: TestListenOptions = {}): TestListenHandle {
+    const timeoutMs = checkTimeout(options.timeoutMs);
+    const webhooks = resolveWorkflowWebhooks(workflow, 'test');
+    const compiled = RouteTable.compile(webhooks);
+    const claimed = new Set<string>();
+    for (const webhook of webhooks) {
+      const key = routeKey(webhook);
+      if (claimed.has(key)) throw new WebhookConflictError(webhook, 'Two Webhook nodes of this workflow use the same path and method; change one of them.');
+      claimed.add(key);
+      const owner = this.#routes.owner(webhook);
+      if (owner !== undefined && owner.workflowId !== webhook.workflowId) throw new WebhookConflictError(owner);
+    }
+    const earlier = this.#byWorkflow.get(workflow.workflowId);
+    if (earlier !== undefined) this.#end(earlier, { status: 'cancelled', reason: 'replaced' }, 'cancelled');
+
+    const id = randomUUID();
+    const listening = webhooks.map((webhook) => ({ ...webhook, listenId: id }));
+    const expiresAt = Date.now() + timeoutMs;
+    let resolve!: (result: TestListenResult) => void;
+    const result = new Promise<TestListenResult>((settle) => { resolve = settle; });
+    const listen: Listen = {
+      id,
+      workflowId: workflow.workflowId,
+      webhooks: listening,
+      state: 'listening',
+      timer: setTimeout(() => this.#end(listen, { status: 'timedOut' }, 'timedOut'), timeoutMs).unref(),
+      emit: safeListener(options.onEvent),
+      resolve,
+    };
+    for (const webhook of listening) {
+      this.#forget(webhook);
+      this.#routes.add(webhook, compiled);
+    }
+    this.#listens.set(id, listen);
+    this.#byWorkflow.set(workflow.workflowId, listen);
+    listen.emit({ type: 'listening', listenId: id, workflowId: listen.workflowId, expiresAt });
+    return {
+      listenId: id,
+      expiresAt,
+      webhooks: [...listening],
+      result,
+      cancel: () => {
+        this.#end(listen, { status: 'cancelled', reason: 'cancelled' }, 'cancelled');
+        return Promise.resolve();
+      },
+    };
+  }
+
+  lookup(method: string, path: string): WebhookLookup {
+    const hit = this.#routes.lookup(method, path);
+    if (hit.found || hit.methods.length > 0) return hit;
+    const ended = this.#ended.lookup(method, path);
+    if (!ended.found) return { found: false, methods: [], reason: 'neverListened' };
+    return { found: false, methods: [], reason: this.#endings.get(ended.webhook) ?? 'neverListened' };
+  }
+
+  claim(webhook: RegisteredWebhook): TestCallClaim | undefined {
+    const listen = webhook.listenId === undefined ? undefined : this.#listens.get(webhook.listenId);
+    if (listen?.state !== 'listening') return undefined;
+    listen.state = 'claimed';
+    clearTimeout(listen.timer);
+    this.#unlisten(listen, 'received');
+    const where = { listenId: listen.id, workflowId: listen.workflowId };
+    let arrived: TestListenResult & { status: 'received' } | undefined;
+    return {
+      arrived: (run) => {
+        arrived = { status: 'received', run };
+        listen.emit({ type: 'callArrived', ...where, run });
+      },
+      settled: ({ output, error }) => {
+        const run = arrived?.run;
+        if (run === undefined) return;
+        if (error !== undefined) listen.emit({ type: 'failed', ...where, run, error });
+        else if (output !== undefined) listen.emit({ type: 'completed', ...where, run, output });
+        this.#finish(listen, error === undefined ? { status: 'received', run, output } : { status: 'received', run, error });
+      },
+    };
+  }
+
+  /** Ends a listen that no call claimed. */
+  #end(listen: Listen, result: TestListenResult, reason: NotListeningReason): void {
+    if (listen.state !== 'listening') return;
+    clearTimeout(listen.timer);
+    this.#unlisten(listen, reason);
+    this.#finish(listen, result);
+  }
+
+  #finish(listen: Listen, result: TestListenResult): void {
+    if (listen.state === 'ended') return;
+    listen.state = 'ended';
+    this.#listens.delete(listen.id);
+    if (this.#byWorkflow.get(listen.workflowId) === listen) this.#byWorkflow.delete(listen.workflowId);
+    listen.emit({ type: 'ended', listenId: listen.id, workflowId: listen.workflowId, status: result.status });
+    listen.resolve(result);
+  }
+
+  #unlisten(listen: Listen, reason: NotListeningReason): void {
+    for (const webhook of listen.webhooks) {
+      this.#routes.remove(webhook);
+      this.#forget(webhook);
+      this.#ended.add(webhook, new Map());
+      this.#endings.set(webhook, reason);
+    }
+    while (this.#endings.size > REMEMBERED_ENDINGS) {
+      const oldest = this.#endings.keys().next().value as RegisteredWebhook;
+      this.#ended.remove(oldest);
+      this.#endings.delete(oldest);
+    }
+  }
+
+  /** Drops the remembered ending of the same address, so a new listen or ending replaces it. */
+  #forget(webhook: RegisteredWebhook): void {
+    const previous = this.#ended.owner(webhook);
+    if (previous === undefined) return;
+    this.#ended.remove(previous);
+    this.#endings.delete(previous);
+  }
+}
+
+function safeListener(listener: TestListenOptions['onEvent']): (event: TestListenEvent) => void {
+  return (event) => {
+    try {
+      listener?.(event);
+    } catch {
+      // An editor's listener must not break the call it watches.
+    }
+  };
+}
