@@ -1,26 +1,10 @@
 /**
- * workflow-webhooks/definitions: types and validators for node property definitions.
- * This release ships the element type catalogue; the validators follow.
+ * workflow-webhooks/definitions: types and validators for node property definitions (spec 2).
  * @module
  */
-
-/** The UI element types of spec 2.2, in the spec's order. */
-export const PROPERTY_TYPES = [
-  'string',
-  'number',
-  'collection',
-  'dateTime',
-  'boolean',
-  'color',
-  'options',
-  'multiOptions',
-  'filter',
-  'assignmentCollection',
-  'fixedCollection',
-  'resourceLocator',
-  'resourceMapper',
-  'json',
-  'notice',
-] as const;
-
-export type PropertyType = (typeof PROPERTY_TYPES)[number];
+export * from './types.js';
+export type { Finding, Severity, ValidationResult } from './findings.js';
+export { validateNodeDescription, validateProperties, type ValidationOptions } from './validate.js';
+export { NODE_DESCRIPTION_SCHEMA } from './schema.js';
+export { applyHintDefaults, type ResolvedNodeHint } from './hints.js';
+export { WEBHOOK_NODE_DESCRIPTION } from './webhook-node-description.js';

@@ -46,6 +46,8 @@ export interface WebhookNodeParameters {
   responseData?: ResponseData;
   responseCode?: number;
   authentication?: Authentication;
+  /** Binary property `firstEntryBinary` sends. Default `data`. */
+  responseBinaryPropertyName?: string;
   options?: WebhookNodeOptions;
 }
 

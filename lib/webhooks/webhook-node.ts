@@ -2,6 +2,7 @@
  * The Webhook node: defaults and checks of its parameters, applied once at activation, so that nothing on the
  * request path re-reads raw parameters.
  */
+import { webhookOptionDefault, webhookParameterDefault } from '../definitions/webhook-node-description.js';
 import { WebhookError } from './errors.js';
 import { isDynamicPath, normalizeWebhookPath } from './paths.js';
 import { resolveResponseHeaders } from './response-headers.js';
@@ -10,8 +11,11 @@ import {
   HTTP_METHODS,
   RESPONSE_DATA,
   RESPONSE_MODES,
+  type Authentication,
   type HttpMethod,
   type RegisteredWebhook,
+  type ResponseData,
+  type ResponseMode,
   type ResolvedWebhookParameters,
   type WebhookNode,
   type WebhookKind,
@@ -19,8 +23,18 @@ import {
   type WorkflowWebhooks,
 } from './types.js';
 
-/** Methods a node accepts when `multipleMethods` is on and none are chosen (spec 2.5). */
-const MULTIPLE_METHODS_DEFAULT: HttpMethod[] = ['GET', 'POST'];
+/** Defaults come from the node's own description, so the editor and the middleware cannot disagree. */
+const DEFAULTS = {
+  method: webhookParameterDefault('httpMethod', false) as HttpMethod,
+  /** Methods a node accepts when `multipleMethods` is on and none are chosen (spec 2.5). */
+  methods: webhookParameterDefault('httpMethod', true) as HttpMethod[],
+  responseMode: webhookParameterDefault('responseMode') as ResponseMode,
+  responseData: webhookParameterDefault('responseData') as ResponseData,
+  responseCode: webhookParameterDefault('responseCode') as number,
+  authentication: webhookParameterDefault('authentication') as Authentication,
+  responseBinaryPropertyName: webhookParameterDefault('responseBinaryPropertyName') as string,
+  responsePropertyName: webhookOptionDefault('responsePropertyName') as string,
+};
 
 function invalid(node: WebhookNode, message: string, hint?: string): WebhookError {
   return new WebhookError('WEBHOOK_INVALID_NODE', `Webhook node "${node.name}": ${message}`, { hint });
@@ -40,7 +54,7 @@ function oneOf<T extends string>(
 
 function toMethod(node: WebhookNode, value: unknown): HttpMethod {
   const upper = typeof value === 'string' ? value.trim().toUpperCase() : value;
-  return oneOf(node, 'httpMethod', upper, HTTP_METHODS, 'GET');
+  return oneOf(node, 'httpMethod', upper, HTTP_METHODS, DEFAULTS.method);
 }
 
 /** The node's methods in output order: one by default (GET), GET and POST when multi-method is on. */
@@ -54,9 +68,9 @@ export function resolveMethods(node: WebhookNode): HttpMethod[] {
     }
     return [toMethod(node, httpMethod)];
   }
-  if (httpMethod === undefined) return [...MULTIPLE_METHODS_DEFAULT];
+  if (httpMethod === undefined) return [...DEFAULTS.methods];
   const list = Array.isArray(httpMethod) ? httpMethod : [httpMethod];
-  if (list.length === 0) return [...MULTIPLE_METHODS_DEFAULT];
+  if (list.length === 0) return [...DEFAULTS.methods];
   const methods = list.map((method) => toMethod(node, method));
   const duplicate = methods.find((method, index) => methods.indexOf(method) !== index);
   if (duplicate !== undefined) throw invalid(node, `httpMethod lists ${duplicate} twice.`);
@@ -64,7 +78,7 @@ export function resolveMethods(node: WebhookNode): HttpMethod[] {
 }
 
 function resolveResponseCode(node: WebhookNode, value: unknown): number {
-  if (value === undefined) return 200;
+  if (value === undefined) return DEFAULTS.responseCode;
   if (typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 599) return value;
   throw invalid(node, `responseCode must be an integer from 100 to 599; got ${JSON.stringify(value)}.`);
 }
@@ -88,7 +102,7 @@ export function resolveParameters(node: WebhookNode): ResolvedWebhookParameters 
   const parameters: WebhookNodeParameters = node.parameters;
   const options = parameters.options ?? {};
   if (typeof options !== 'object' || Array.isArray(options)) throw invalid(node, 'options must be an object.');
-  const authentication = oneOf(node, 'authentication', parameters.authentication, AUTHENTICATIONS, 'none');
+  const authentication = oneOf(node, 'authentication', parameters.authentication, AUTHENTICATIONS, DEFAULTS.authentication);
   if (authentication !== 'none') {
     throw invalid(node, `authentication "${authentication}" is not supported by this version of workflow-webhooks.`,
       'Use authentication "none" or protect the mount path with your own middleware.');
@@ -102,14 +116,15 @@ export function resolveParameters(node: WebhookNode): ResolvedWebhookParameters 
   const propertyName = optionalString(node, 'responsePropertyName', options.responsePropertyName);
   return {
     methods: resolveMethods(node),
-    responseMode: oneOf(node, 'responseMode', parameters.responseMode, RESPONSE_MODES, 'onReceived'),
-    responseData: oneOf(node, 'responseData', parameters.responseData, RESPONSE_DATA, 'firstEntryJson'),
+    responseMode: oneOf(node, 'responseMode', parameters.responseMode, RESPONSE_MODES, DEFAULTS.responseMode),
+    responseData: oneOf(node, 'responseData', parameters.responseData, RESPONSE_DATA, DEFAULTS.responseData),
     responseCode: resolveResponseCode(node, parameters.responseCode),
     authentication,
     // An added but empty "Property Name" option means its default, `data` (spec 4.1).
-    responsePropertyName: propertyName === undefined ? undefined : propertyName.trim() || 'data',
-    responseBinaryPropertyName:
-      optionalString(node, 'responseBinaryPropertyName', options.responseBinaryPropertyName)?.trim() || 'data',
+    responsePropertyName: propertyName === undefined ? undefined : propertyName.trim() || DEFAULTS.responsePropertyName,
+    // The known platform keeps it top-level; an options entry is accepted too.
+    responseBinaryPropertyName: optionalString(node, 'responseBinaryPropertyName',
+      parameters.responseBinaryPropertyName ?? options.responseBinaryPropertyName)?.trim() || DEFAULTS.responseBinaryPropertyName,
     responseContentType: optionalString(node, 'responseContentType', options.responseContentType)?.trim() || undefined,
     rawBody: optionalBoolean(node, 'rawBody', options.rawBody),
     binaryPropertyName: optionalString(node, 'binaryPropertyName', options.binaryPropertyName)?.trim() || undefined,

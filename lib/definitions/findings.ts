@@ -1,0 +1,89 @@
+/**
+ * What the validators report: findings with a JSON-pointer path, a stable code, a severity and a message that
+ * names the definition it is about, e.g. `properties/4 (options 'speed'): default 'fast' is not one of …`.
+ */
+export type Severity = 'error' | 'warning';
+
+export interface Finding {
+  /** JSON pointer into the validated input, e.g. `/properties/3/typeOptions/rows`. */
+  path: string;
+  code: string;
+  severity: Severity;
+  message: string;
+}
+
+export interface ValidationResult {
+  /** No errors (warnings allowed). */
+  valid: boolean;
+  errors: Finding[];
+  warnings: Finding[];
+}
+
+/** Escapes one JSON-pointer segment (RFC 6901). */
+export function pointerSegment(segment: string | number): string {
+  return String(segment).replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function joinPointer(base: string, ...segments: (string | number)[]): string {
+  return segments.reduce<string>((path, segment) => `${path}/${pointerSegment(segment)}`, base);
+}
+
+/** Where a definition sits, and how a message names it. */
+export interface Location {
+  pointer: string;
+  /** `properties/4 (options 'speed')` */
+  label: string;
+}
+
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') return `'${value.length > 60 ? `${value.slice(0, 57)}...` : value}'`;
+  if (value === undefined) return 'undefined';
+  try {
+    const json = JSON.stringify(value);
+    return json.length > 60 ? `${json.slice(0, 57)}...` : json;
+  } catch {
+    return typeof value;
+  }
+}
+
+export function locationOf(pointer: string, definition: unknown): Location {
+  const { type, name, displayName } = (typeof definition === 'object' && definition !== null ? definition : {}) as Record<string, unknown>;
+  // Only definitions (named things) are described by type and name; a hint's `type` is its colour.
+  const named = typeof name === 'string' || typeof displayName === 'string';
+  const what = named ? [typeof type === 'string' ? type : undefined, typeof name === 'string' ? `'${name}'` : undefined].filter(Boolean).join(' ') : '';
+  const where = pointer.replace(/^\//, '');
+  return { pointer, label: what === '' ? where : `${where} (${what})` };
+}
+
+/** Collects findings; `strict` turns the spec's recommendations into errors. */
+export class Findings {
+  readonly errors: Finding[] = [];
+  readonly warnings: Finding[] = [];
+  readonly #seen = new Set<string>();
+
+  constructor(readonly strict = false) {}
+
+  add(severity: Severity, code: string, path: string, message: string): void {
+    const key = `${code} ${path} ${message}`;
+    if (this.#seen.has(key)) return;
+    this.#seen.add(key);
+    (severity === 'error' ? this.errors : this.warnings).push({ path, code, severity, message });
+  }
+
+  error(code: string, at: Location, message: string, subpath: (string | number)[] = []): void {
+    this.add('error', code, joinPointer(at.pointer, ...subpath), `${at.label}: ${message}`);
+  }
+
+  warning(code: string, at: Location, message: string, subpath: (string | number)[] = []): void {
+    this.add('warning', code, joinPointer(at.pointer, ...subpath), `${at.label}: ${message}`);
+  }
+
+  /** A recommendation of the spec: a warning, or an error in strict mode. */
+  recommendation(code: string, at: Location, message: string, subpath: (string | number)[] = []): void {
+    (this.strict ? this.error : this.warning).call(this, code, at, message, subpath);
+  }
+
+  result(): ValidationResult {
+    return { valid: this.errors.length === 0, errors: this.errors, warnings: this.warnings };
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * typeOptions beyond their structure: number ranges that cannot hold, password fields (spec 2.3: required with
+ * default ''), the HTML editor's noDataExpression, and unknown keys with a "did you mean".
+ */
+import { describeValue } from '../findings.js';
+import { isObject, typeOptionsOf, type PropertyRule } from './context.js';
+
+/** Every typeOptions key the platform declares (its interface also allows any other, hence warnings only). */
+export const KNOWN_TYPE_OPTIONS = [
+  'loadOptionsMethod', 'loadOptionsDependsOn', 'loadOptions', 'minValue', 'maxValue', 'numberPrecision', 'multipleValues',
+  'multipleValueButtonText', 'sortable', 'fixedCollection', 'minRequiredFields', 'maxAllowedFields', 'password', 'rows',
+  'editor', 'editorLanguage', 'editorIsReadOnly', 'sqlDialect', 'codeAutocomplete', 'alwaysOpenEditWindow', 'dateOnly',
+  'showAlpha', 'copyButton', 'expirable', 'containerClass', 'sectionHeader', 'buttonConfig', 'calloutAction',
+  'resourceMapper', 'filter', 'assignment', 'hideOptionalFields', 'addOptionalFieldButtonText', 'showEvenWhenOptional',
+  'binaryDataProperty', 'redactJsonLeaves', 'resolveCredentialJsonLeaves', 'ignoreCredentialExpressionResolveError',
+  'searchListMethod', 'searchable', 'searchFilterRequired',
+] as const;
+const KNOWN = new Set<string>(KNOWN_TYPE_OPTIONS);
+
+/** Edit distance, bounded: only near misses matter. */
+function distance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 3;
+}
+
+export function suggestion(key: string, known: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const candidate of known) {
+    const d = candidate.toLowerCase() === key.toLowerCase() ? 0 : distance(key, candidate);
+    if (d < bestDistance) { best = candidate; bestDistance = d; }
+  }
+  return best;
+}
+
+export const checkUnknownTypeOptions: PropertyRule = (definition, at, { findings }) => {
+  for (const key of Object.keys(typeOptionsOf(definition))) {
+    if (KNOWN.has(key)) continue;
+    const guess = suggestion(key, KNOWN);
+    findings.warning('unknown-type-option', at, `typeOptions.${key} is not a known type option${guess === undefined ? '' : `; did you mean ${guess}?`}`, ['typeOptions', key]);
+  }
+};
+
+export const checkNumberRange: PropertyRule = (definition, at, { findings }) => {
+  const { minValue, maxValue } = typeOptionsOf(definition);
+  if (typeof minValue === 'number' && typeof maxValue === 'number' && minValue > maxValue) {
+    findings.error('min-above-max', at, `typeOptions.minValue ${minValue} is above maxValue ${maxValue}: no number can be entered`, ['typeOptions', 'minValue']);
+  }
+};
+
+export const checkPassword: PropertyRule = (definition, at, { findings }) => {
+  if (definition.type !== 'string' || typeOptionsOf(definition).password !== true) return;
+  if (definition.default !== '') {
+    findings.error('password-default', at, `a password field's default must be '' (got ${describeValue(definition.default)}): a default would be a shared secret`, ['default']);
+  }
+  if (definition.required !== true) {
+    findings.recommendation('password-not-required', at, 'a password field should be required: true (spec 2.3)', ['required']);
+  }
+};
+
+export const checkHtmlEditor: PropertyRule = (definition, at, { findings }) => {
+  if (typeOptionsOf(definition).editor !== 'htmlEditor' || definition.noDataExpression === true) return;
+  findings.recommendation('html-editor-expression', at, 'an HTML editor field should set noDataExpression: true (spec 2.3); expressions go inside the HTML as {{ }}', ['noDataExpression']);
+};
+
+export const checkFilterOptions: PropertyRule = (definition, at, { findings }) => {
+  const filter = typeOptionsOf(definition).filter;
+  if (!isObject(filter)) return;
+  const { typeValidation } = filter;
+  if (typeof typeValidation === 'string' && !typeValidation.startsWith('=') && typeValidation !== 'strict' && typeValidation !== 'loose') {
+    findings.error('invalid-value', at, `typeOptions.filter.typeValidation must be 'strict', 'loose' or an expression; got '${typeValidation}'`, ['typeOptions', 'filter', 'typeValidation']);
+  }
+};
