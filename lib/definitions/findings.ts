@@ -51,7 +51,7 @@ export function locationOf(pointer: string, definition: unknown): Location {
   // Only definitions (named things) are described by type and name; a hint's `type` is its colour.
   const named = typeof name === 'string' || typeof displayName === 'string';
   const what = named ? [typeof type === 'string' ? type : undefined, typeof name === 'string' ? `'${name}'` : undefined].filter(Boolean).join(' ') : '';
-  const where = pointer.replace(/^\//, '');
+  const where = pointer.replace(/^\//, '') || '(root)';
   return { pointer, label: what === '' ? where : `${where} (${what})` };
 }
 

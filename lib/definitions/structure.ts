@@ -74,7 +74,7 @@ export function checkStructure(input: unknown, kind: 'description' | 'properties
     const field = pointer.slice(enclosing.pointer.length).replace(/^\//, '').replace(/\//g, '.') || 'the value';
     const { code, text } = message(error, field, at(input, pointer));
     const location = locationOf(`${base}${enclosing.pointer}`, enclosing.value);
-    findings.add('error', code, `${base}${pointer}`, `${location.label || '(root)'}: ${text}`);
+    findings.add('error', code, `${base}${pointer}`, `${location.label}: ${text}`);
   }
   return false;
 }

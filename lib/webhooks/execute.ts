@@ -3,7 +3,7 @@
  * (a throw, a rejection with anything, a malformed result) becomes one WebhookError; nothing escapes.
  */
 import { WebhookError } from './errors.js';
-import type { ExecutionResult, Item, WebhookExecutor, WebhookRun } from './types.js';
+import type { ExecutionHint, ExecutionResult, Item, WebhookExecutor, WebhookRun } from './types.js';
 
 function isItem(value: unknown): value is Item {
   if (typeof value !== 'object' || value === null) return false;
@@ -25,7 +25,14 @@ export function checkResult(result: unknown): ExecutionResult {
       hint: 'Each item must be an object with a json object and, optionally, a binary object.',
     });
   }
-  return { items: items as Item[] };
+  const { hints } = result as { hints?: unknown };
+  if (hints === undefined) return { items: items as Item[] };
+  if (!Array.isArray(hints) || !hints.every((hint) => typeof (hint as { message?: unknown } | null)?.message === 'string')) {
+    throw new WebhookError('WORKFLOW_INVALID_RESULT', 'The workflow returned hints that are not [{ message }].', {
+      hint: 'Return hints as { items, hints: [{ message, location?, type? }] }.',
+    });
+  }
+  return { items: items as Item[], hints: hints as ExecutionHint[] };
 }
 
 export async function executeWorkflow(executor: WebhookExecutor, run: WebhookRun): Promise<ExecutionResult> {

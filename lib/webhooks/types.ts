@@ -3,6 +3,9 @@
  * and the structural middleware type (no express types leak into the published .d.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ExecutionHint } from '../definitions/hints.js';
+
+export type { ExecutionHint };
 
 export const HTTP_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -229,6 +232,8 @@ export interface WebhookRun {
 export interface ExecutionResult {
   /** The last node's output items. */
   items: Item[];
+  /** Hints the run produced (spec 2.4's dynamic hints), shown by an editor next to the output. */
+  hints?: ExecutionHint[];
 }
 
 /** Runs the workflow of a webhook call; supplied by the host application. */

@@ -72,7 +72,7 @@ describe('README\'s lint example', () => {
   it('shows exactly what the CLI prints for its failing definition', async () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const section = readme.split('## Node property definitions')[1] ?? '';
-    const input = /```json\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const input = /failing definition:\n\n```json\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
     const expected = /the CLI prints, exactly:\n\n```\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
     const dir = mkdtempSync(join(tmpdir(), 'ww-readme-'));
     try {

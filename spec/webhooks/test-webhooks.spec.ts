@@ -145,6 +145,18 @@ for (const host of HOSTS) {
       expect(seen).to.deep.equal(['listening', 'callArrived', 'failed', 'ended']);
     });
 
+    it('delivers the hints a run returns next to its items', async () => {
+      executor = async () => ({ items: [{ json: {} }], hints: [{ message: 'Only the first 100 rows were read', location: 'outputPane' }] });
+      const handle = await registry.listenForTest(hook);
+      await request(app).post(`${BASE}/webhook-test/signup`).send({}).expect(200);
+      const result = await handle.result;
+      expect(result.status === 'received' && result.output?.hints).to.deep.equal([{ message: 'Only the first 100 rows were read', location: 'outputPane' }]);
+      executor = async () => ({ items: [], hints: ['not a hint'] }) as never;
+      await registry.listenForTest(hook);
+      const res = await request(app).post(`${BASE}/webhook-test/signup`).send({}).expect(500);
+      expect(res.body.code).to.equal('WORKFLOW_INVALID_RESULT');
+    });
+
     it('refuses a timeout that is not a positive number', async () => {
       for (const timeoutMs of [0, -1, Number.NaN, 'soon']) {
         try {
