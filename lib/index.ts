@@ -13,6 +13,15 @@ export {
   type WebhookErrorCode,
 } from './webhooks/errors.js';
 export { MethodNotAllowedError } from './webhooks/match.js';
+export { handleClientError } from './webhooks/client-error.js';
+export type {
+  BasicAuthCredential,
+  CredentialRequest,
+  CredentialResolver,
+  HeaderAuthCredential,
+  JwtAuthCredential,
+  WebhookCredential,
+} from './webhooks/guards/authenticate.js';
 export type {
   WebhookLimitsOptions,
   WebhookMiddlewareOptions,

@@ -19,6 +19,7 @@ export interface RunParts {
   prefix: string;
   signal: AbortSignal;
   respond: (response: WorkflowResponse) => void;
+  jwtPayload?: Record<string, unknown> | undefined;
 }
 
 export function buildTriggerItem(parts: RunParts): Item {
@@ -31,6 +32,7 @@ export function buildTriggerItem(parts: RunParts): Item {
     webhookUrl: `${parts.baseUrl}/${parts.prefix}/${match.webhook.path}`,
     executionMode: target.kind,
   };
+  if (parts.jwtPayload !== undefined) json.jwtPayload = parts.jwtPayload;
   return payload.binary === undefined ? { json } : { json, binary: payload.binary };
 }
 

@@ -16,6 +16,24 @@ export const ERROR_CODES = {
   WEBHOOK_CONFLICT: 409,
   /** Activation refused: a Webhook node's parameters are not usable. */
   WEBHOOK_INVALID_NODE: 400,
+  /** A browser call from an origin the node's allowedOrigins does not list. */
+  CORS_ORIGIN_NOT_ALLOWED: 403,
+  /** The caller's address is not in the node's IP allowlist. */
+  WEBHOOK_IP_NOT_ALLOWED: 403,
+  /** The node ignores bots (option ignoreBots) and the User-Agent is one. */
+  BOT_IGNORED: 403,
+  /** The node requires authentication and the call carries none. */
+  AUTH_REQUIRED: 401,
+  /** The call's credentials are wrong (or its token expired). */
+  AUTH_INVALID: 403,
+  /** The node requires authentication, but the host supplies no usable credential for it. */
+  AUTH_NOT_CONFIGURED: 500,
+  /** The request could not be read as HTTP (answered by handleClientError). */
+  REQUEST_MALFORMED: 400,
+  /** The request URL is longer than `limits.urlLength`. */
+  LIMIT_URL_LENGTH: 414,
+  /** More request headers, or more header bytes, than `limits.headerCount` / `limits.headerSize`. */
+  LIMIT_HEADERS: 431,
   /** The request path cannot be decoded (bad percent-encoding, encoded slash or NUL). */
   REQUEST_INVALID_PATH: 400,
   /** The JSON body could not be parsed. */
@@ -73,12 +91,15 @@ export interface WebhookErrorOptions {
   cause?: unknown;
   /** Overrides the catalogue status where an option lets the host choose it (the deadline's status). */
   status?: number;
+  /** Response headers the answer needs (`Allow` for 405, `WWW-Authenticate` for 401). */
+  headers?: Record<string, string>;
 }
 
 export class WebhookError extends Error {
   readonly code: WebhookErrorCode;
   readonly status: number;
   readonly hint: string | undefined;
+  readonly headers: Readonly<Record<string, string>>;
 
   constructor(code: WebhookErrorCode, message: string, options: WebhookErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -86,6 +107,7 @@ export class WebhookError extends Error {
     this.code = code;
     this.status = options.status ?? ERROR_CODES[code];
     this.hint = options.hint;
+    this.headers = options.headers ?? {};
   }
 
   /** Express' and Connect's default error handlers read `statusCode` as well as `status`. */

@@ -17,7 +17,8 @@ export class MethodNotAllowedError extends WebhookError {
 
   constructor(method: string, allow: HttpMethod[]) {
     super('WEBHOOK_METHOD_NOT_ALLOWED',
-      `This webhook is not registered for ${method} requests. Did you mean to make a ${listOf(allow)} request?`);
+      `This webhook is not registered for ${method} requests. Did you mean to make a ${listOf(allow)} request?`,
+      { headers: { allow: allow.join(', ') } });
     this.name = 'MethodNotAllowedError';
     this.allow = allow;
   }

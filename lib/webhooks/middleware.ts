@@ -11,9 +11,13 @@ import { resolveOptions, type ResolvedOptions, type WebhookMiddlewareOptions } f
 import { parsePayload } from './payload/index.js';
 import { parseQuery } from './payload/query.js';
 import { readRequestTarget, type RequestTarget } from './request-target.js';
+import { guardCall } from './guards/index.js';
+import { answerOptions } from './guards/preflight.js';
+import { checkRequestLimits } from './request-limits.js';
 import { createResponder } from './responder.js';
 import { startCall, writeSuccess, type Call } from './run-call.js';
 import { sendError } from './send-error.js';
+import { writeResponse } from './send-response.js';
 import type { WebhookExecutor, WebhookMiddleware, WebhookRegistry, WebhookRun } from './types.js';
 
 /**
@@ -67,8 +71,15 @@ interface Wiring {
 
 async function handleCall(req: IncomingMessage, res: ServerResponse, target: RequestTarget, wiring: Wiring): Promise<void> {
   const { options } = wiring;
+  checkRequestLimits(req, options.limits);
   const method = (req.method ?? 'GET').toUpperCase();
+  if (method === 'OPTIONS') {
+    await writeResponse(res, await answerOptions(req, wiring.registry, target));
+    return;
+  }
   const { webhook, params } = await matchWebhook(wiring.registry, target, method);
+  const guard = await guardCall(req, webhook, { proxyHops: options.proxyHops, credentials: options.credentials });
+  for (const [name, value] of Object.entries(guard.cors)) res.setHeader(name, value);
   const payload = await parsePayload(req, {
     limits: options.limits,
     tempDir: options.uploads.tempDir,
@@ -97,6 +108,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
       prefix: target.kind === 'test' ? options.testPrefix : options.productionPrefix,
       signal: controller.signal,
       respond: parameters.responseMode === 'responseNode' ? responder.respond : ignoreRespond(report),
+      jwtPayload: guard.jwtPayload,
     });
     const call: Call = {
       res, run, executor: wiring.executor, parameters, responder, controller, deadline: options.deadline, events: wiring.events, report,

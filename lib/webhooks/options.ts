@@ -7,7 +7,9 @@ import { isAbsolute } from 'node:path';
 import type { WebhookError } from './errors.js';
 import type { DeadlineSettings } from './deadline.js';
 import type { WebhookEventListener } from './events.js';
+import type { CredentialResolver } from './guards/authenticate.js';
 import type { PayloadLimits } from './payload/limits.js';
+import type { RequestLimits } from './request-limits.js';
 import type { RegisteredWebhook, WebhookKind } from './types.js';
 
 /** Where a failure happened that no HTTP answer can carry (the caller already got its response). */
@@ -38,6 +40,12 @@ export interface WebhookLimitsOptions {
   fieldSize?: number;
   /** One multipart field or file field name. Default 200 bytes. */
   fieldNameSize?: number;
+  /** The request URL, in characters. Default 8192 (414 past it). */
+  urlLength?: number;
+  /** Request headers. Default 100 (431 past it). */
+  headerCount?: number;
+  /** Bytes of all request header names and values. Default 12 KiB (431 past it). */
+  headerSize?: number;
 }
 
 export interface WebhookUploadsOptions {
@@ -75,6 +83,13 @@ export interface WebhookMiddlewareOptions {
   timeoutStatus?: number;
   /** Lifecycle events of every call (received, rejected, started, executed, failed, timedOut, responded). */
   onEvent?: WebhookEventListener;
+  /**
+   * Reverse proxies in front of the server, whose X-Forwarded-For entries are trusted to find the caller's address.
+   * Default: the environment variable PLATFORM_PROXY_HOPS (spec 5), read once here, else 0 (X-Forwarded-For ignored).
+   */
+  proxyHops?: number;
+  /** Supplies the credential of a node with basicAuth, headerAuth or jwtAuth. */
+  credentials?: CredentialResolver;
 }
 
 export interface ResolvedOptions {
@@ -83,17 +98,19 @@ export interface ResolvedOptions {
   publicUrl: string | undefined;
   errorHandling: 'respond' | 'next';
   onWorkflowError: (error: WebhookError, context: WorkflowFailureContext) => void;
-  limits: PayloadLimits;
+  limits: PayloadLimits & RequestLimits;
   uploads: { tempDir: string; memoryThreshold: number };
+  proxyHops: number;
+  credentials: CredentialResolver | undefined;
   deadline: DeadlineSettings;
   onEvent: WebhookEventListener | undefined;
 }
 
 const MIB = 1024 * 1024;
 const KNOWN_OPTIONS = new Set(['productionPrefix', 'testPrefix', 'publicUrl', 'errorHandling', 'onWorkflowError', 'limits', 'uploads',
-  'responseTimeoutMs', 'timeoutStatus', 'onEvent']);
+  'responseTimeoutMs', 'timeoutStatus', 'onEvent', 'proxyHops', 'credentials']);
 
-export const DEFAULT_LIMITS: Readonly<PayloadLimits> = Object.freeze({
+export const DEFAULT_LIMITS: Readonly<PayloadLimits & RequestLimits> = Object.freeze({
   bodySize: 16 * MIB,
   binarySize: 200 * MIB,
   fileSize: 200 * MIB,
@@ -103,6 +120,9 @@ export const DEFAULT_LIMITS: Readonly<PayloadLimits> = Object.freeze({
   parts: 1100,
   fieldSize: MIB,
   fieldNameSize: 200,
+  urlLength: 8192,
+  headerCount: 100,
+  headerSize: 12 * 1024,
 });
 
 function fail(name: string, expected: string, value: unknown): never {
@@ -156,8 +176,8 @@ function group<T extends object>(name: string, value: T | undefined, known: read
   return value;
 }
 
-function resolveLimits(value: WebhookLimitsOptions | undefined): Readonly<PayloadLimits> {
-  const names = Object.keys(DEFAULT_LIMITS) as (keyof PayloadLimits)[];
+function resolveLimits(value: WebhookLimitsOptions | undefined): Readonly<PayloadLimits & RequestLimits> {
+  const names = Object.keys(DEFAULT_LIMITS) as (keyof typeof DEFAULT_LIMITS)[];
   const given = group('limits', value, names);
   const limits = { ...DEFAULT_LIMITS };
   for (const name of names) limits[name] = positiveInteger(`limits.${name}`, given[name], DEFAULT_LIMITS[name]);
@@ -182,6 +202,19 @@ function resolveDeadline(ms: unknown, status: unknown): DeadlineSettings {
     fail('timeoutStatus', 'an HTTP error status from 400 to 599', status);
   }
   return { ms: timeout, status: (status as number | undefined) ?? 524 };
+}
+
+/** The option, else PLATFORM_PROXY_HOPS (spec 5), else 0: read once, here. */
+function resolveProxyHops(value: unknown): number {
+  if (value !== undefined) {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) fail('proxyHops', 'a whole number of proxies (0 or more)', value);
+    return value;
+  }
+  const env = process.env.PLATFORM_PROXY_HOPS;
+  if (env === undefined || env.trim() === '') return 0;
+  const hops = Number(env);
+  if (!Number.isInteger(hops) || hops < 0) fail('proxyHops (from PLATFORM_PROXY_HOPS)', 'a whole number of proxies (0 or more)', env);
+  return hops;
 }
 
 function optionalFunction<T>(name: string, value: T | undefined): T | undefined {
@@ -217,5 +250,7 @@ export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly
     uploads: resolveUploads(options.uploads),
     deadline: Object.freeze(resolveDeadline(options.responseTimeoutMs, options.timeoutStatus)),
     onEvent: optionalFunction('onEvent', options.onEvent),
+    proxyHops: resolveProxyHops(options.proxyHops),
+    credentials: optionalFunction('credentials', options.credentials),
   });
 }

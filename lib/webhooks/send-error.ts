@@ -4,15 +4,15 @@
  */
 import type { ServerResponse } from 'node:http';
 import { toWebhookError, type WebhookError } from './errors.js';
-import { MethodNotAllowedError } from './match.js';
 import { jsonResponse, type ResponsePlan } from './respond.js';
 import { writeResponse } from './send-response.js';
 
 export function errorResponse(error: WebhookError): ResponsePlan {
-  const headers: Record<string, string> = {};
-  if (error instanceof MethodNotAllowedError) headers.allow = error.allow.join(', ');
-  return jsonResponse(error.status, error.toJSON(), headers);
+  return jsonResponse(error.status, error.toJSON(), { ...error.headers });
 }
+
+/** CORS headers set by the guard stay, so a browser caller can read the error. */
+const KEPT = /^(access-control-|vary$)/;
 
 export function sendError(
   res: ServerResponse,
@@ -30,6 +30,6 @@ export function sendError(
     res.destroy();
     return;
   }
-  for (const name of res.getHeaderNames()) res.removeHeader(name);
+  for (const name of res.getHeaderNames()) if (!KEPT.test(name)) res.removeHeader(name);
   writeResponse(res, errorResponse(error));
 }

@@ -33,6 +33,12 @@ export interface WebhookNodeOptions {
   binaryPropertyName?: string;
   /** Extra headers of every successful answer: `{ entries: [{ name, value }] }` or `{ name: value }`. */
   responseHeaders?: { entries: { name: string; value: string }[] } | Record<string, string>;
+  /** Comma-separated addresses and CIDR ranges allowed to call; empty allows all. */
+  ipWhitelist?: string;
+  /** `*` or comma-separated origins allowed to call from a browser; absent: no CORS headers. */
+  allowedOrigins?: string;
+  /** Answer bots and link previewers without running the workflow. */
+  ignoreBots?: boolean;
   /** responseMode `onReceived`: answer with no body. */
   noResponseBody?: boolean;
   /** responseMode `onReceived`: a fixed text to answer with instead of `{"message":"Workflow was started"}`. */
@@ -60,6 +66,8 @@ export interface WebhookNode {
   webhookId?: string;
   /** Disabled nodes register no webhook. */
   disabled?: boolean;
+  /** What the workflow stores about the node's credential (e.g. `{ httpBasicAuth: { id } }`), handed to the host's resolver. */
+  credentials?: unknown;
   parameters: WebhookNodeParameters;
 }
 
@@ -86,6 +94,11 @@ export interface ResolvedWebhookParameters {
   noResponseBody: boolean;
   /** onReceived's fixed body (`options.responseData`). */
   receivedBody: string | undefined;
+  /** Compiled `options.ipWhitelist`; undefined allows every address. */
+  ipAllowlist: ((address: string) => boolean) | undefined;
+  /** `options.allowedOrigins`: `*`, a list, or undefined for no CORS. */
+  allowedOrigins: '*' | readonly string[] | undefined;
+  ignoreBots: boolean;
   options: WebhookNodeOptions;
 }
 
@@ -95,6 +108,8 @@ export interface RegisteredWebhook {
   kind: WebhookKind;
   /** The test listen this webhook belongs to (test webhooks only). */
   listenId?: string;
+  /** The node's credential reference, passed to the credentials resolver. */
+  credentials: unknown;
   workflowId: string;
   workflowName: string | undefined;
   nodeName: string;
@@ -204,6 +219,8 @@ export interface TriggerJson extends Record<string, unknown> {
   body: unknown;
   webhookUrl: string;
   executionMode: WebhookKind;
+  /** The verified token's payload, with jwtAuth. */
+  jwtPayload?: Record<string, unknown>;
 }
 
 /** A response given from inside the workflow (responseMode `responseNode`). */

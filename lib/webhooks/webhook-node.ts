@@ -4,6 +4,8 @@
  */
 import { webhookOptionDefault, webhookParameterDefault } from '../definitions/webhook-node-description.js';
 import { WebhookError } from './errors.js';
+import { parseAllowedOrigins } from './guards/cors.js';
+import { compileAllowlist } from './guards/ip-allowlist.js';
 import { isDynamicPath, normalizeWebhookPath } from './paths.js';
 import { resolveResponseHeaders } from './response-headers.js';
 import {
@@ -95,24 +97,11 @@ function optionalBoolean(node: WebhookNode, name: string, value: unknown): boole
   throw invalid(node, `options.${name} must be a boolean.`);
 }
 
-/** Options whose guard is not part of this release: refusing them beats silently not enforcing them. */
-const UNSUPPORTED_OPTIONS = ['ipWhitelist', 'allowedOrigins', 'ignoreBots'] as const;
-
 export function resolveParameters(node: WebhookNode): ResolvedWebhookParameters {
   const parameters: WebhookNodeParameters = node.parameters;
   const options = parameters.options ?? {};
   if (typeof options !== 'object' || Array.isArray(options)) throw invalid(node, 'options must be an object.');
   const authentication = oneOf(node, 'authentication', parameters.authentication, AUTHENTICATIONS, DEFAULTS.authentication);
-  if (authentication !== 'none') {
-    throw invalid(node, `authentication "${authentication}" is not supported by this version of workflow-webhooks.`,
-      'Use authentication "none" or protect the mount path with your own middleware.');
-  }
-  for (const name of UNSUPPORTED_OPTIONS) {
-    const value = options[name];
-    if (value !== undefined && value !== '' && value !== false) {
-      throw invalid(node, `options.${name} is not supported by this version of workflow-webhooks.`);
-    }
-  }
   const propertyName = optionalString(node, 'responsePropertyName', options.responsePropertyName);
   return {
     methods: resolveMethods(node),
@@ -131,6 +120,9 @@ export function resolveParameters(node: WebhookNode): ResolvedWebhookParameters 
     responseHeaders: resolveResponseHeaders(node.name, options.responseHeaders),
     noResponseBody: optionalBoolean(node, 'noResponseBody', options.noResponseBody),
     receivedBody: optionalString(node, 'responseData', options.responseData),
+    ipAllowlist: compileAllowlist(node.name, options.ipWhitelist),
+    allowedOrigins: parseAllowedOrigins(optionalString(node, 'allowedOrigins', options.allowedOrigins)),
+    ignoreBots: optionalBoolean(node, 'ignoreBots', options.ignoreBots),
     options,
   };
 }
@@ -171,6 +163,7 @@ export function resolveWorkflowWebhooks(workflow: WorkflowWebhooks, kind: Webhoo
     parameters.methods.forEach((method, outputIndex) => {
       webhooks.push({
         kind,
+        credentials: node.credentials,
         workflowId: workflow.workflowId,
         workflowName: workflow.workflowName,
         nodeName: node.name,

@@ -26,7 +26,9 @@ const nearDefinition = fc.record({
   displayOptions: fc.oneof(fc.anything(), fc.record({ show: fc.dictionary(fc.string(), fc.oneof(fc.anything(), fc.array(fc.oneof(fc.anything(), fc.record({ _cnd: fc.dictionary(fc.string(), fc.anything()) }))))) })),
 }, { requiredKeys: [] });
 
-describe('the definition validators under fuzzing', () => {
+describe('the definition validators under fuzzing', function fuzzing() {
+  this.timeout(60_000);
+
   it('never throw on any JSON value, and always answer { valid, errors, warnings }', () => {
     fc.assert(fc.property(fc.jsonValue(), (value) => {
       wellFormed(validateProperties(value));

@@ -107,8 +107,9 @@ describe('MemoryWebhookRegistry', () => {
       ['a response code out of range', { path: 'x', responseCode: 700 }, /responseCode must be an integer from 100 to 599/],
       ['a parameter name that is not a name', { path: 'x/:a-b' }, /invalid parameter ":a-b"/],
       ['a parameter used twice', { path: ':a/:a' }, /uses the parameter ":a" twice/],
-      ['an authentication this release does not enforce', { path: 'x', authentication: 'basicAuth' }, /not supported/],
-      ['an IP allowlist this release does not enforce', { path: 'x', options: { ipWhitelist: '10.0.0.1' } }, /options.ipWhitelist is not supported/],
+      ['an unknown authentication', { path: 'x', authentication: 'oauth' }, /authentication must be one of none, basicAuth, headerAuth, jwtAuth/],
+      ['an IP allowlist entry that is not an address', { path: 'x', options: { ipWhitelist: '10.0.0.1, 10.0.0.0/40' } }, /"10.0.0.0\/40", which is not an IP address or CIDR range/],
+      ['allowedOrigins that is not a string', { path: 'x', options: { allowedOrigins: ['https://a.example'] } }, /options.allowedOrigins must be a string/],
     ] as const) {
       it(`refuses a node with ${label}`, async () => {
         const error = await rejection(registry.activate(workflow('wf', parameters as never)));

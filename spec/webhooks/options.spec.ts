@@ -11,8 +11,9 @@ describe('resolveOptions()', () => {
     expect(options).to.deep.include({ productionPrefix: 'webhook', publicUrl: undefined, errorHandling: 'respond' });
     expect(options.limits).to.deep.equal({
       bodySize: 16 * MIB, binarySize: 200 * MIB, fileSize: 200 * MIB, totalFileSize: 200 * MIB,
-      files: 100, fields: 1000, parts: 1100, fieldSize: MIB, fieldNameSize: 200,
+      files: 100, fields: 1000, parts: 1100, fieldSize: MIB, fieldNameSize: 200, urlLength: 8192, headerCount: 100, headerSize: 12 * 1024,
     });
+    expect(options.proxyHops).to.equal(0);
     expect(options.uploads).to.deep.equal({ tempDir: tmpdir(), memoryThreshold: MIB });
     expect(Object.isFrozen(options)).to.equal(true);
   });
@@ -39,12 +40,29 @@ describe('resolveOptions()', () => {
     [{ limits: { files: 0 } }, /option limits.files must be a positive integer; got 0/],
     [{ uploads: { tempDir: 'relative/dir' } }, /option uploads.tempDir must be an absolute directory path/],
     [{ uploads: { memoryThreshold: -5 } }, /option uploads.memoryThreshold/],
+    [{ proxyHops: -1 }, /option proxyHops must be a whole number of proxies/],
+    [{ credentials: {} }, /option credentials must be a function/],
     [[], /option options must be an object/],
   ] as const) {
     it(`throws a TypeError naming the option for ${JSON.stringify(options)}`, () => {
       expect(() => resolveOptions(options as never)).to.throw(TypeError, message);
     });
   }
+});
+
+describe('proxyHops from PLATFORM_PROXY_HOPS', () => {
+  afterEach(() => { delete process.env.PLATFORM_PROXY_HOPS; });
+
+  it('reads the environment variable once, at the factory, when the option is not given', () => {
+    process.env.PLATFORM_PROXY_HOPS = '2';
+    expect(resolveOptions().proxyHops).to.equal(2);
+    expect(resolveOptions({ proxyHops: 0 }).proxyHops).to.equal(0);
+  });
+
+  it('refuses a value that is not a number of proxies', () => {
+    process.env.PLATFORM_PROXY_HOPS = 'two';
+    expect(() => resolveOptions()).to.throw(TypeError, /PLATFORM_PROXY_HOPS/);
+  });
 });
 
 describe('createWebhookMiddleware() arguments', () => {

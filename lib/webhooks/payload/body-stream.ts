@@ -19,6 +19,10 @@ export function contentEncoding(req: IncomingMessage): string {
 }
 
 export function openBodyStream(req: IncomingMessage): Readable {
+  // Earlier stages are async: a caller may have gone while they ran, and a destroyed request emits nothing more.
+  if (req.destroyed && !req.readableEnded) {
+    throw new WebhookError('BODY_ABORTED', 'The request body was aborted before it was complete.');
+  }
   const encoding = contentEncoding(req);
   if (encoding === 'identity' || encoding === '') return req;
   const inflater = INFLATERS[encoding];

@@ -1,0 +1,131 @@
+/**
+ * The Webhook node's `authentication`: basic auth and header auth compared in constant time, JWT verified with
+ * jose (the algorithms are the credential's, `none` never accepted, expiry checked). Credentials come from the
+ * host's resolver (middleware option `credentials`). Missing credentials: 401 (with a challenge for Basic and
+ * Bearer); wrong ones: 403.
+ */
+import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { errors as joseErrors, importSPKI, importX509, jwtVerify, type JWTPayload } from 'jose';
+
+/** What jose's importers give: a WebCrypto key, whose type needs the DOM lib; kept opaque here. */
+type CryptoKeyLike = Awaited<ReturnType<typeof importSPKI>>;
+import { WebhookError } from '../errors.js';
+import type { Authentication, RegisteredWebhook } from '../types.js';
+
+export interface BasicAuthCredential { user: string; password: string }
+export interface HeaderAuthCredential { name: string; value: string }
+export interface JwtAuthCredential {
+  /** `passphrase`: an HMAC secret; `pemKey`: a public key (SPKI PEM) or certificate (X.509 PEM). */
+  keyType: 'passphrase' | 'pemKey';
+  secret?: string;
+  publicKey?: string;
+  /** The algorithm(s) tokens must be signed with. Default HS256 for a passphrase, RS256 for a key. */
+  algorithm?: string | string[];
+}
+export type WebhookCredential = BasicAuthCredential | HeaderAuthCredential | JwtAuthCredential;
+
+export interface CredentialRequest {
+  workflowId: string;
+  nodeName: string;
+  authentication: Exclude<Authentication, 'none'>;
+  /** What the node stores about its credential (e.g. `{ id, name }`), passed through untouched. */
+  credentials: unknown;
+}
+
+export type CredentialResolver = (request: CredentialRequest) => WebhookCredential | undefined | Promise<WebhookCredential | undefined>;
+
+/** Equal-length digests make the comparison constant-time whatever the lengths of the inputs. */
+function same(given: string, expected: string): boolean {
+  const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+const required = (challenge: string): WebhookError =>
+  new WebhookError('AUTH_REQUIRED', 'Authorization is required.', { headers: { 'www-authenticate': challenge } });
+const unusable = (what: string): WebhookError => new WebhookError('AUTH_NOT_CONFIGURED', `The ${what} credential is incomplete.`);
+const wrong = (): WebhookError => new WebhookError('AUTH_INVALID', 'Authorization data is wrong!');
+
+function checkBasic(req: IncomingMessage, credential: BasicAuthCredential): void {
+  if (typeof credential.user !== 'string' || typeof credential.password !== 'string') throw unusable('basic auth');
+  const header = req.headers.authorization;
+  const match = header === undefined ? null : /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (match === null) throw required('Basic realm="Webhook", charset="UTF-8"');
+  const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const user = colon === -1 ? decoded : decoded.slice(0, colon);
+  const password = colon === -1 ? '' : decoded.slice(colon + 1);
+  // Both compared, always: no early return that would tell which one was wrong, or when.
+  const ok = [same(user, credential.user), same(password, credential.password)];
+  if (!ok.every(Boolean)) throw wrong();
+}
+
+function checkHeader(req: IncomingMessage, credential: HeaderAuthCredential): void {
+  if (typeof credential.name !== 'string' || credential.name === '' || typeof credential.value !== 'string') throw unusable('header auth');
+  const given = req.headers[credential.name.toLowerCase()];
+  if (given === undefined) throw new WebhookError('AUTH_REQUIRED', `The header ${credential.name} is required.`);
+  if (!same(Array.isArray(given) ? given.join(', ') : given, credential.value)) throw wrong();
+}
+
+const keyCache = new WeakMap<JwtAuthCredential, Promise<KeyObject | CryptoKeyLike | Uint8Array>>();
+
+function algorithmsOf(credential: JwtAuthCredential): string[] {
+  const given = credential.algorithm ?? (credential.keyType === 'passphrase' ? 'HS256' : 'RS256');
+  const list = Array.isArray(given) ? given : [given];
+  if (list.length === 0 || list.some((alg) => typeof alg !== 'string' || alg.toLowerCase() === 'none')) {
+    throw new WebhookError('AUTH_NOT_CONFIGURED', 'The JWT credential must name its signing algorithms, and "none" is never allowed.');
+  }
+  return list;
+}
+
+function keyOf(credential: JwtAuthCredential, algorithm: string): Promise<KeyObject | CryptoKeyLike | Uint8Array> {
+  let key = keyCache.get(credential);
+  if (key === undefined) {
+    if (credential.keyType === 'passphrase') {
+      if (typeof credential.secret !== 'string' || credential.secret === '') throw new WebhookError('AUTH_NOT_CONFIGURED', 'The JWT credential has no secret.');
+      key = Promise.resolve(new TextEncoder().encode(credential.secret));
+    } else {
+      const pem = credential.publicKey ?? '';
+      key = pem.includes('BEGIN CERTIFICATE') ? importX509(pem, algorithm) : importSPKI(pem, algorithm);
+    }
+    keyCache.set(credential, key);
+  }
+  return key;
+}
+
+async function checkJwt(req: IncomingMessage, credential: JwtAuthCredential): Promise<JWTPayload> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  if (match === null) throw required('Bearer realm="Webhook"');
+  const algorithms = algorithmsOf(credential);
+  let key: KeyObject | CryptoKeyLike | Uint8Array;
+  try {
+    key = await keyOf(credential, algorithms[0] as string);
+  } catch (error) {
+    throw error instanceof WebhookError ? error : new WebhookError('AUTH_NOT_CONFIGURED', 'The JWT credential\'s key cannot be read.', { cause: error });
+  }
+  try {
+    const { payload } = await jwtVerify(match[1] as string, key, { algorithms });
+    return payload;
+  } catch (error) {
+    if (error instanceof joseErrors.JWTExpired) throw new WebhookError('AUTH_INVALID', 'The token has expired.', { cause: error });
+    throw wrong();
+  }
+}
+
+/** Checks the call against the node's authentication; resolves the JWT payload for jwtAuth. */
+export async function authenticate(req: IncomingMessage, webhook: RegisteredWebhook, resolver: CredentialResolver | undefined): Promise<JWTPayload | undefined> {
+  const { authentication } = webhook.parameters;
+  if (authentication === 'none') return undefined;
+  const credential = resolver === undefined ? undefined : await resolver({
+    workflowId: webhook.workflowId, nodeName: webhook.nodeName, authentication, credentials: webhook.credentials,
+  });
+  if (credential === undefined || credential === null) {
+    throw new WebhookError('AUTH_NOT_CONFIGURED', `No credential is available for the ${authentication} of node "${webhook.nodeName}".`, {
+      hint: 'Pass a credentials resolver to createWebhookMiddleware that returns the credential of this node.',
+    });
+  }
+  if (authentication === 'basicAuth') checkBasic(req, credential as BasicAuthCredential);
+  else if (authentication === 'headerAuth') checkHeader(req, credential as HeaderAuthCredential);
+  else return checkJwt(req, credential as JwtAuthCredential);
+  return undefined;
+}

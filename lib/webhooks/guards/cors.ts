@@ -1,0 +1,42 @@
+/**
+ * CORS for browser callers (node option `allowedOrigins`: `*` or a comma-separated list, trimmed). Without the
+ * option no CORS header is sent. An allowed origin is echoed with `Vary: Origin`; a browser call from another origin
+ * is refused before the workflow runs, since a browser would hide the answer but the workflow would still run.
+ */
+import { WebhookError } from '../errors.js';
+
+export type AllowedOrigins = '*' | readonly string[];
+
+export function parseAllowedOrigins(value: unknown): AllowedOrigins | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const entries = value.split(',').map((entry) => entry.trim().replace(/\/+$/, '')).filter((entry) => entry !== '');
+  return entries.includes('*') ? '*' : entries;
+}
+
+/** Headers for an allowed origin; throws CORS_ORIGIN_NOT_ALLOWED for another one. */
+export function corsHeaders(allowed: AllowedOrigins | undefined, origin: string | undefined): Record<string, string> {
+  if (allowed === undefined || origin === undefined) return {};
+  if (allowed !== '*' && !allowed.includes(origin)) {
+    throw new WebhookError('CORS_ORIGIN_NOT_ALLOWED', `The origin ${origin} is not allowed to call this webhook.`, {
+      hint: 'Add the origin to the node option allowedOrigins.',
+    });
+  }
+  return { 'access-control-allow-origin': origin, vary: 'Origin' };
+}
+
+/** The answer to a preflight for a registered path and method. */
+export function preflightHeaders(
+  allowed: AllowedOrigins | undefined,
+  origin: string,
+  methods: readonly string[],
+  requestedHeaders: string | undefined,
+): Record<string, string> {
+  if (allowed === undefined) return {};
+  const headers = {
+    ...corsHeaders(allowed, origin),
+    'access-control-allow-methods': ['OPTIONS', ...methods].join(', '),
+    'access-control-max-age': '300',
+  };
+  if (requestedHeaders !== undefined) return { ...headers, 'access-control-allow-headers': requestedHeaders };
+  return headers;
+}

@@ -1,0 +1,25 @@
+import { expect } from 'chai';
+import { runFuzz, startFuzzServer } from '../support/fuzz/harness.js';
+import { eventually, makeTempDir } from '../support/temp-dir.js';
+
+/** CI runs a few thousand; `npm run fuzz` runs 100 000 with the same harness. */
+const COUNT = Number(process.env.FUZZ_REQUESTS ?? 3000);
+
+describe('the request path under hostile requests', function fuzz() {
+  this.timeout(120_000);
+
+  it(`survives ${COUNT} generated hostile requests: no crash, no 5xx, no hang, JSON errors with codes, no refused call executed, no temp file left`, async () => {
+    const temp = makeTempDir();
+    const server = await startFuzzServer(temp.path);
+    try {
+      const report = await runFuzz(server, COUNT);
+      expect(report.violations, JSON.stringify(report, null, 2)).to.deep.equal([]);
+      expect(Object.keys(report.statuses).length).to.be.greaterThan(5);
+      expect(server.executed.size).to.be.greaterThan(0);
+      await eventually(() => temp.files().length === 0, 5000);
+    } finally {
+      await server.close();
+      temp.remove();
+    }
+  });
+});
