@@ -1,17 +1,21 @@
-/** `npm run bench`: runs every benchmark and prints its table. Never part of `npm test`. */
-import { cpus } from 'node:os';
+/**
+ * `npm run bench [-- <name>]`: runs the benchmarks and prints Markdown tables. Never part of `npm test`.
+ * Names: json, scale, form, multipart (HTTP, autocannon), registry, definitions, upload (1 GiB).
+ */
+import { cpus, totalmem } from 'node:os';
+import { benchDefinitions } from './definitions.js';
+import { benchHttp } from './http.js';
 import { benchRegistryLookup } from './registry-lookup.js';
 import { benchUpload } from './upload.js';
-import { benchDefinitions } from './definitions.js';
 
 const only = process.argv[2];
-process.stdout.write(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}\n\n`);
-if (only === undefined || only === 'registry') {
-  process.stdout.write(`## Registry look-up (in process)\n\n${await benchRegistryLookup()}\n\n`);
-}
-if (only === undefined || only === 'definitions') {
-  process.stdout.write(`## Definition validation (in process)\n\n${await benchDefinitions()}\n\n`);
-}
-if (only === undefined || only === 'upload') {
-  process.stdout.write(`## 1 GiB multipart upload (server in its own process)\n\n${await benchUpload()}\n\n`);
-}
+const settings = { seconds: Number(process.env.BENCH_SECONDS ?? 5), rounds: Number(process.env.BENCH_ROUNDS ?? 3), connections: 50 };
+const wants = (name: string): boolean => only === undefined || only === name;
+const write = (text: string): boolean => process.stdout.write(text);
+
+write(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB; ` +
+  `autocannon ${settings.connections} connections, ${settings.seconds} s × ${settings.rounds} rounds per contender\n\n`);
+if (only === undefined || ['json', 'scale', 'form', 'multipart'].includes(only)) write(`## HTTP\n\n${await benchHttp(settings, only)}\n\n`);
+if (wants('registry')) write(`## Registry look-up (in process)\n\n${await benchRegistryLookup()}\n\n`);
+if (wants('definitions')) write(`## Definition validation (in process)\n\n${await benchDefinitions()}\n\n`);
+if (wants('upload')) write(`## 1 GiB multipart upload (server in its own process)\n\n${await benchUpload()}\n\n`);

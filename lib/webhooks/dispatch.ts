@@ -17,7 +17,8 @@ export interface RunParts {
   /** Public base of the addresses, without trailing slash (origin + mount path). */
   baseUrl: string;
   prefix: string;
-  signal: AbortSignal;
+  /** Gives the run's signal; called only if the workflow looks at it. */
+  signal: () => AbortSignal;
   respond: (response: WorkflowResponse) => void;
   jwtPayload?: Record<string, unknown> | undefined;
 }
@@ -38,7 +39,7 @@ export function buildTriggerItem(parts: RunParts): Item {
 
 export function buildRun(parts: RunParts): WebhookRun {
   const { webhook } = parts.match;
-  return {
+  const run = {
     workflowId: webhook.workflowId,
     workflowName: webhook.workflowName,
     nodeName: webhook.nodeName,
@@ -47,8 +48,9 @@ export function buildRun(parts: RunParts): WebhookRun {
     outputIndex: webhook.outputIndex,
     items: [buildTriggerItem(parts)],
     respond: parts.respond,
-    signal: parts.signal,
   };
+  // A getter: most workflows never look at the signal, and an AbortController per call is not free.
+  return Object.defineProperty(run, 'signal', { get: parts.signal, enumerable: true }) as WebhookRun;
 }
 
 /** Origin of the request as the caller addressed it, plus the mount path. */

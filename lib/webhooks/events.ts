@@ -46,12 +46,13 @@ export interface CallEvents {
 }
 
 let counter = 0;
+const SILENT: CallEvents = Object.freeze({ callId: '', emit: () => undefined });
 
-/** The events of one call; `listener` undefined makes emitting free. */
+/** The events of one call; without a listener, one shared object that does nothing (no work per request). */
 export function callEvents(listener: WebhookEventListener | undefined): CallEvents {
+  if (listener === undefined) return SILENT;
   counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
   const callId = `${process.pid.toString(36)}-${counter.toString(36)}`;
-  if (listener === undefined) return { callId, emit: () => undefined };
   const started = performance.now();
   return {
     callId,

@@ -1,6 +1,6 @@
 /**
  * The middleware only wires the stages of the request path (DESIGN.md §1):
- * target → match → parse → dispatch → execute → respond. Each stage lives in its own file.
+ * target → limits → match → guard → parse → dispatch → execute → respond. Each stage lives in its own file.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildRun, requestBaseUrl } from './dispatch.js';
@@ -14,7 +14,7 @@ import { readRequestTarget, type RequestTarget } from './request-target.js';
 import { guardCall } from './guards/index.js';
 import { answerOptions } from './guards/preflight.js';
 import { checkRequestLimits } from './request-limits.js';
-import { createResponder } from './responder.js';
+import { createResponder, NO_RESPONDER } from './responder.js';
 import { startCall, writeSuccess, type Call } from './run-call.js';
 import { sendError } from './send-error.js';
 import { writeResponse } from './send-response.js';
@@ -51,8 +51,14 @@ export function createWebhookMiddleware(
     }
     const events = callEvents(resolved.onEvent);
     events.emit({ type: 'received', method: req.method ?? 'GET', path: target.rawPath });
-    res.once('close', () => events.emit({ type: 'responded', status: res.statusCode, completed: res.writableFinished }));
-    const state = { executing: false };
+    const state: CallState = { executing: false, controller: undefined, hungUp: false };
+    // One listener per call: the responded event, and an abort for a workflow still waiting to answer.
+    res.once('close', () => {
+      events.emit({ type: 'responded', status: res.statusCode, completed: res.writableFinished });
+      if (res.writableFinished) return;
+      state.hungUp = true;
+      state.controller?.abort(hangUp());
+    });
     handleCall(req, res, target, { registry, executor, options: resolved, events, state }).catch((thrown: unknown) => {
       const error = toWebhookError(thrown);
       if (!state.executing) events.emit({ type: 'rejected', code: error.code, status: error.status });
@@ -61,12 +67,30 @@ export function createWebhookMiddleware(
   };
 }
 
+interface CallState {
+  executing: boolean;
+  /** Created on first use of run.signal, or by a deadline: most runs never look at it. */
+  controller: AbortController | undefined;
+  hungUp: boolean;
+}
+
 interface Wiring {
   registry: WebhookRegistry;
   executor: WebhookExecutor;
   options: ResolvedOptions;
   events: CallEvents;
-  state: { executing: boolean };
+  state: CallState;
+}
+
+const hangUp = (): WebhookError => new WebhookError('BODY_ABORTED', 'The caller closed the connection.');
+
+/** The run's AbortController, made when first needed; already aborted if the caller has gone. */
+function controllerOf(state: CallState): AbortController {
+  if (state.controller === undefined) {
+    state.controller = new AbortController();
+    if (state.hungUp) state.controller.abort(hangUp());
+  }
+  return state.controller;
 }
 
 async function handleCall(req: IncomingMessage, res: ServerResponse, target: RequestTarget, wiring: Wiring): Promise<void> {
@@ -78,7 +102,8 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
     return;
   }
   const { webhook, params } = await matchWebhook(wiring.registry, target, method);
-  const guard = await guardCall(req, webhook, { proxyHops: options.proxyHops, credentials: options.credentials });
+  const guarded = guardCall(req, webhook, { proxyHops: options.proxyHops, credentials: options.credentials });
+  const guard = guarded instanceof Promise ? await guarded : guarded;
   for (const [name, value] of Object.entries(guard.cors)) res.setHeader(name, value);
   const payload = await parsePayload(req, {
     limits: options.limits,
@@ -89,15 +114,17 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
   });
   let ended: Promise<void> = Promise.resolve();
   try {
-    // A test listen is used up only by a call that reaches its workflow: after parsing (and, later, the guards).
+    // A test listen is used up only by a call that reaches its workflow: after the guards and parsing.
     const claim = target.kind === 'test' ? await wiring.registry.claimTestCall(webhook) : undefined;
     if (target.kind === 'test' && claim === undefined) throw notListening(method, target.rawPath, 'received');
     const report = (error: WebhookError): void => {
       options.onWorkflowError(error, { workflowId: webhook.workflowId, nodeName: webhook.nodeName, mode: target.kind, webhook });
     };
-    const controller = abortOnHangUp(res);
     const parameters = webhook.parameters;
-    const responder = createResponder((plan) => { void writeSuccess({ res, parameters }, plan); }, report);
+    const responder = parameters.responseMode === 'responseNode'
+      ? createResponder((plan) => { void writeSuccess({ res, parameters }, plan); }, report)
+      : NO_RESPONDER;
+    const { state } = wiring;
     const run = buildRun({
       req,
       target,
@@ -106,12 +133,13 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
       payload,
       baseUrl: options.publicUrl ?? requestBaseUrl(req, target.mountPath),
       prefix: target.kind === 'test' ? options.testPrefix : options.productionPrefix,
-      signal: controller.signal,
+      signal: () => controllerOf(state).signal,
       respond: parameters.responseMode === 'responseNode' ? responder.respond : ignoreRespond(report),
       jwtPayload: guard.jwtPayload,
     });
     const call: Call = {
-      res, run, executor: wiring.executor, parameters, responder, controller, deadline: options.deadline, events: wiring.events, report,
+      res, run, executor: wiring.executor, parameters, responder, abort: (reason) => controllerOf(state).abort(reason),
+      deadline: options.deadline, events: wiring.events, report,
       onSettled: claim?.settled,
     };
     claim?.arrived(run);
@@ -123,15 +151,6 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
     // Temp files live until the workflow no longer needs them, not merely until the answer is sent.
     void ended.then(() => payload.cleanup());
   }
-}
-
-/** A caller who hangs up before the answer cannot get it: tell the workflow so it can stop. */
-function abortOnHangUp(res: ServerResponse): AbortController {
-  const controller = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort(new WebhookError('BODY_ABORTED', 'The caller closed the connection.'));
-  });
-  return controller;
 }
 
 function ignoreRespond(report: (error: WebhookError) => void): WebhookRun['respond'] {

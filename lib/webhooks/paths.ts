@@ -66,12 +66,17 @@ export function compileDynamicPath(path: string): CompiledPath {
   };
 }
 
-/** A request path after the prefix, split and decoded once. */
+/** A request path after the prefix, decoded once. */
 export interface RequestPath {
   /** Decoded path, the key of static webhooks. */
   decoded: string;
-  /** Decoded segments. */
-  segments: string[];
+  /** Decoded segments; undefined until needed (a static hit never needs them: see segmentsOf). */
+  segments: string[] | undefined;
+}
+
+export function segmentsOf(path: RequestPath): string[] {
+  path.segments ??= path.decoded.split('/');
+  return path.segments;
 }
 
 /**
@@ -80,9 +85,7 @@ export interface RequestPath {
  */
 export function decodeRequestPath(rawPath: string): RequestPath {
   const trimmed = rawPath.replace(/\/+$/, '');
-  if (!trimmed.includes('%') && !trimmed.includes('\0')) {
-    return { decoded: trimmed, segments: trimmed.split('/') };
-  }
+  if (!trimmed.includes('%') && !trimmed.includes('\0')) return { decoded: trimmed, segments: undefined };
   const segments = trimmed.split('/').map((segment) => {
     let decoded: string;
     try {

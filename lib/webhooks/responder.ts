@@ -43,6 +43,14 @@ export interface Responder {
   close(): void;
 }
 
+/** For modes other than responseNode: never answered by the workflow, nothing to close. */
+export const NO_RESPONDER: Responder = Object.freeze({
+  respond: () => undefined,
+  responded: false,
+  answered: new Promise<void>(() => undefined),
+  close: () => undefined,
+});
+
 /** A responder for one call: `write` sends a plan, `report` learns of responses that could not be sent. */
 export function createResponder(write: (plan: ResponsePlan) => void, report: (error: WebhookError) => void): Responder {
   let responded = false;

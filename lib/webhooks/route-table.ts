@@ -4,7 +4,7 @@
  * tried only when no static path matches, most literal segments first. The table holds no policy: who may own an
  * address is the registry's business.
  */
-import { canonicalPath, compileDynamicPath, decodeRequestPath, pathShape, type CompiledPath } from './paths.js';
+import { canonicalPath, compileDynamicPath, decodeRequestPath, pathShape, segmentsOf, type CompiledPath } from './paths.js';
 import type { HttpMethod, RegisteredWebhook, WebhookLookup } from './types.js';
 
 interface DynamicRoute {
@@ -22,8 +22,15 @@ export function routeKey(webhook: Pick<RegisteredWebhook, 'method' | 'path' | 'i
   return `${webhook.method} ${webhook.isDynamic ? pathShape(webhook.path) : webhook.path}`;
 }
 
+/** The webhooks of one static path by method: a prototype-less object is lighter than a Map at 100 000 paths. */
+type Methods = Partial<Record<HttpMethod, RegisteredWebhook>>;
+
+function methodsOf(methods: Methods | undefined): HttpMethod[] {
+  return methods === undefined ? [] : (Object.keys(methods) as HttpMethod[]);
+}
+
 export class RouteTable {
-  readonly #staticRoutes = new Map<string, Map<HttpMethod, RegisteredWebhook>>();
+  readonly #staticRoutes = new Map<string, Methods>();
   readonly #dynamicByShape = new Map<string, DynamicRoute>();
   readonly #dynamicBySegments = new Map<number, Bucket>();
 
@@ -38,15 +45,15 @@ export class RouteTable {
 
   /** The webhook holding the same method and path (shape), if any. */
   owner(webhook: RegisteredWebhook): RegisteredWebhook | undefined {
-    if (!webhook.isDynamic) return this.#staticRoutes.get(webhook.path)?.get(webhook.method);
+    if (!webhook.isDynamic) return this.#staticRoutes.get(webhook.path)?.[webhook.method];
     return this.#dynamicByShape.get(pathShape(webhook.path))?.byMethod.get(webhook.method);
   }
 
   add(webhook: RegisteredWebhook, compiled: ReadonlyMap<string, CompiledPath>): void {
     if (!webhook.isDynamic) {
       let methods = this.#staticRoutes.get(webhook.path);
-      if (methods === undefined) this.#staticRoutes.set(webhook.path, (methods = new Map()));
-      methods.set(webhook.method, webhook);
+      if (methods === undefined) this.#staticRoutes.set(webhook.path, (methods = Object.create(null) as Methods));
+      methods[webhook.method] = webhook;
       return;
     }
     const shape = pathShape(webhook.path);
@@ -70,9 +77,9 @@ export class RouteTable {
   remove(webhook: RegisteredWebhook): void {
     if (!webhook.isDynamic) {
       const methods = this.#staticRoutes.get(webhook.path);
-      if (methods?.get(webhook.method) !== webhook) return;
-      methods.delete(webhook.method);
-      if (methods.size === 0) this.#staticRoutes.delete(webhook.path);
+      if (methods?.[webhook.method] !== webhook) return;
+      delete methods[webhook.method];
+      if (methodsOf(methods).length === 0) this.#staticRoutes.delete(webhook.path);
       return;
     }
     const shape = pathShape(webhook.path);
@@ -92,13 +99,16 @@ export class RouteTable {
   lookup(method: string, rawPath: string): WebhookLookup {
     const path = decodeRequestPath(rawPath);
     const methods = this.#staticRoutes.get(path.decoded);
-    const hit = methods?.get(method as HttpMethod);
+    // Prototype-less: a method named "__proto__" or "constructor" finds nothing.
+    const hit = methods?.[method as HttpMethod];
     if (hit !== undefined) return { found: true, webhook: hit, params: {} };
-    const allowed = new Set<HttpMethod>(methods?.keys());
-    const bucket = this.#dynamicBySegments.get(path.segments.length);
+    const allowed = new Set<HttpMethod>(methodsOf(methods));
+    if (this.#dynamicByShape.size === 0) return { found: false, methods: [...allowed] };
+    const segments = segmentsOf(path);
+    const bucket = this.#dynamicBySegments.get(segments.length);
     if (bucket !== undefined) {
-      const canonical = canonicalPath(path.segments);
-      for (const route of candidates(bucket, path.segments[0] ?? '')) {
+      const canonical = canonicalPath(segments);
+      for (const route of candidates(bucket, segments[0] ?? '')) {
         const matched = route.compiled.match(canonical);
         if (matched === false) continue;
         const webhook = route.byMethod.get(method as HttpMethod);

@@ -19,7 +19,8 @@ export interface Call {
   executor: WebhookExecutor;
   parameters: ResolvedWebhookParameters;
   responder: Responder;
-  controller: AbortController;
+  /** Aborts run.signal (deadline passed). */
+  abort(reason: WebhookError): void;
   deadline: DeadlineSettings;
   events: CallEvents;
   report(error: WebhookError): void;
@@ -27,7 +28,7 @@ export interface Call {
   onSettled?: (outcome: { output?: ExecutionResult; error?: WebhookError }) => void;
 }
 
-export function writeSuccess(call: Pick<Call, 'res' | 'parameters'>, plan: ResponsePlan): Promise<void> {
+export function writeSuccess(call: Pick<Call, 'res' | 'parameters'>, plan: ResponsePlan): Promise<void> | undefined {
   return writeResponse(call.res, finalizeResponse(call.parameters, plan));
 }
 
@@ -53,7 +54,7 @@ function onTimeout(call: Call): (error: WebhookError) => void {
   return (error) => {
     call.responder.close();
     call.events.emit({ type: 'timedOut', workflowId: call.run.workflowId, nodeName: call.run.nodeName, mode: call.run.mode });
-    call.controller.abort(error);
+    call.abort(error);
   };
 }
 

@@ -3,25 +3,32 @@ import { createReadStream } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import type { ResponsePlan } from './respond.js';
 
-/** Resolves once the answer is on the wire, or the connection is gone. */
-export function writeResponse(res: ServerResponse, plan: ResponsePlan): Promise<void> {
-  if (res.headersSent || res.destroyed) return Promise.resolve();
-  const ended = new Promise<void>((resolve) => {
-    res.once('finish', resolve);
-    res.once('close', resolve);
-  });
-  res.statusCode = plan.status;
-  for (const [name, value] of Object.entries(plan.headers)) res.setHeader(name, value);
+/**
+ * Writes the plan in one `writeHead` + `end` (headers set earlier with setHeader, such as CORS, are kept). For a
+ * streamed file, resolves once the file is on the wire or the connection is gone, so the file is not removed under
+ * the stream; everything else is written synchronously and gives undefined.
+ */
+export function writeResponse(res: ServerResponse, plan: ResponsePlan): Promise<void> | undefined {
+  if (res.headersSent || res.destroyed) return undefined;
   if (plan.file !== undefined) {
+    const sent = new Promise<void>((resolve) => {
+      res.once('finish', resolve);
+      res.once('close', resolve);
+    });
+    res.writeHead(plan.status, plan.headers);
     const stream = createReadStream(plan.file);
-    // Headers may be out already: cutting the connection is the only honest signal left.
+    // Headers are out already: cutting the connection is the only honest signal left.
     stream.once('error', () => res.destroy());
     stream.pipe(res);
-  } else if (plan.body === undefined) {
-    res.end();
-  } else {
-    res.setHeader('content-length', Buffer.byteLength(plan.body));
-    res.end(plan.body);
+    return sent;
   }
-  return ended;
+  if (plan.body === undefined) {
+    res.writeHead(plan.status, plan.headers);
+    res.end();
+    return undefined;
+  }
+  plan.headers['content-length'] = String(Buffer.byteLength(plan.body));
+  res.writeHead(plan.status, plan.headers);
+  res.end(plan.body);
+  return undefined;
 }
