@@ -8,10 +8,10 @@ import { toWebhookError, WebhookError } from './errors.js';
 import { callEvents, type CallEvents } from './events.js';
 import { matchWebhook, notListening } from './match.js';
 import { resolveOptions, type ResolvedOptions, type WebhookMiddlewareOptions } from './options.js';
-import { parsePayload } from './payload/index.js';
+import { parsePayload, type PayloadSettings } from './payload/index.js';
 import { parseQuery } from './payload/query.js';
 import { readRequestTarget, type RequestTarget } from './request-target.js';
-import { guardCall } from './guards/index.js';
+import { guardCall, type GuardSettings } from './guards/index.js';
 import { answerOptions } from './guards/preflight.js';
 import { checkRequestLimits } from './request-limits.js';
 import { createResponder, NO_RESPONDER } from './responder.js';
@@ -42,6 +42,10 @@ export function createWebhookMiddleware(
   }
   const resolved = resolveOptions(options);
   const prefixes = { production: resolved.productionPrefix, test: resolved.testPrefix };
+  const shared: SharedSettings = {
+    guard: { proxyHops: resolved.proxyHops, credentials: resolved.credentials },
+    payload: { limits: resolved.limits, tempDir: resolved.uploads.tempDir, memoryThreshold: resolved.uploads.memoryThreshold },
+  };
 
   return function webhookMiddleware(req, res, next) {
     const target = readRequestTarget(req, prefixes);
@@ -59,7 +63,7 @@ export function createWebhookMiddleware(
       state.hungUp = true;
       state.controller?.abort(hangUp());
     });
-    handleCall(req, res, target, { registry, executor, options: resolved, events, state }).catch((thrown: unknown) => {
+    handleCall(req, res, target, { registry, executor, options: resolved, shared, events, state }).catch((thrown: unknown) => {
       const error = toWebhookError(thrown);
       if (!state.executing) events.emit({ type: 'rejected', code: error.code, status: error.status });
       sendError(res, next, error, resolved.errorHandling);
@@ -74,10 +78,17 @@ interface CallState {
   hungUp: boolean;
 }
 
+/** Settings of the stages, derived from the options once. */
+interface SharedSettings {
+  guard: GuardSettings;
+  payload: PayloadSettings;
+}
+
 interface Wiring {
   registry: WebhookRegistry;
   executor: WebhookExecutor;
   options: ResolvedOptions;
+  shared: SharedSettings;
   events: CallEvents;
   state: CallState;
 }
@@ -102,16 +113,10 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
     return;
   }
   const { webhook, params } = await matchWebhook(wiring.registry, target, method);
-  const guarded = guardCall(req, webhook, { proxyHops: options.proxyHops, credentials: options.credentials });
+  const guarded = guardCall(req, webhook, wiring.shared.guard);
   const guard = guarded instanceof Promise ? await guarded : guarded;
   for (const [name, value] of Object.entries(guard.cors)) res.setHeader(name, value);
-  const payload = await parsePayload(req, {
-    limits: options.limits,
-    tempDir: options.uploads.tempDir,
-    memoryThreshold: options.uploads.memoryThreshold,
-    rawBody: webhook.parameters.rawBody,
-    binaryPropertyName: webhook.parameters.binaryPropertyName,
-  });
+  const payload = await parsePayload(req, wiring.shared.payload, webhook.parameters);
   let ended: Promise<void> = Promise.resolve();
   try {
     // A test listen is used up only by a call that reaches its workflow: after the guards and parsing.

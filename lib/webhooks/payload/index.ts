@@ -30,16 +30,22 @@ export interface Payload {
   cleanup(): Promise<void>;
 }
 
+/** The middleware's settings, the same for every call (built once, at the factory). */
 export interface PayloadSettings {
   limits: PayloadLimits;
   tempDir: string;
   /** Bytes of a call's files that may stay in memory before they go to disk. */
   memoryThreshold: number;
-  /** Node option rawBody: keep the untouched bytes as binary `data` next to the parsed body. */
+}
+
+/** What the matched node says about its payload. */
+export interface NodePayloadOptions {
+  /** Keep the untouched bytes as binary `data` next to the parsed body. */
   rawBody: boolean;
-  /** Node option binaryPropertyName. */
   binaryPropertyName: string | undefined;
 }
+
+type Settings = PayloadSettings & NodePayloadOptions;
 
 type Parsed = Omit<Payload, 'cleanup'>;
 type Kind = 'json' | 'form' | 'text' | 'xml' | 'multipart' | 'binary';
@@ -66,13 +72,13 @@ function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
 }
 
-export async function parsePayload(req: IncomingMessage, settings: PayloadSettings): Promise<Payload> {
+export async function parsePayload(req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions): Promise<Payload> {
   const parsed = alreadyParsed(req);
   if (parsed !== undefined) return { body: parsed.body, cleanup: noCleanup };
   if (!hasBody(req)) return { body: {}, cleanup: noCleanup };
-  const tempFiles = new TempFiles(settings.tempDir);
+  const tempFiles = new TempFiles(shared.tempDir);
   try {
-    const result = await parseBody(req, settings, tempFiles);
+    const result = await parseBody(req, { ...shared, rawBody: node.rawBody, binaryPropertyName: node.binaryPropertyName }, tempFiles);
     return { ...result, cleanup: () => tempFiles.removeAll() };
   } catch (error) {
     await tempFiles.removeAll();
@@ -89,7 +95,7 @@ function parseBuffered(kind: Kind, bytes: Buffer, contentType: ContentType, limi
   }
 }
 
-async function parseBody(req: IncomingMessage, settings: PayloadSettings, tempFiles: TempFiles): Promise<Parsed> {
+async function parseBody(req: IncomingMessage, settings: Settings, tempFiles: TempFiles): Promise<Parsed> {
   const { limits } = settings;
   const contentType = parseContentType(req.headers['content-type']);
   const kind = kindOf(contentType.mediaType);
