@@ -22,7 +22,7 @@ const typeOptionsByType: Record<string, object> = {
   string: {
     password: { ...flag, description: 'Masked input; the field should be required with default "".' },
     rows: { type: 'integer', minimum: 1, description: 'Rows of a multi-row input.' },
-    editor: { enum: ['htmlEditor', 'codeNodeEditor', 'jsEditor', 'sqlEditor', 'cssEditor'] },
+    editor: { type: 'string', description: 'htmlEditor, codeNodeEditor, jsEditor, sqlEditor or cssEditor.' },
   },
   number: {
     minValue: { type: 'number' },
@@ -82,7 +82,8 @@ const mode = {
         properties: { type: { const: 'regex' }, properties: { type: 'object', required: ['regex', 'errorMessage'], properties: { regex: text, errorMessage: text } } },
       },
     },
-    extractValue: { type: 'object', required: ['type', 'regex'], properties: { type: { const: 'regex' }, regex: text } },
+    // A JS description may hold a RegExp here (the platform accepts both); rules/resource-locator.ts checks it.
+    extractValue: { type: 'object', required: ['type', 'regex'], properties: { type: { const: 'regex' } } },
     typeOptions: { type: 'object', properties: { searchListMethod: text, searchable: flag, searchFilterRequired: flag } },
   },
 };

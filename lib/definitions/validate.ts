@@ -13,7 +13,7 @@ import { checkOptionsSource, checkOptionValuesUnique } from './rules/options.js'
 import { checkResourceLocator } from './rules/resource-locator.js';
 import { checkResourceMapper } from './rules/resource-mapper.js';
 import { checkSiblingNames } from './rules/siblings.js';
-import { checkFilterOptions, checkHtmlEditor, checkNumberRange, checkPassword, checkUnknownTypeOptions } from './rules/type-options.js';
+import { checkEditor, checkFilterOptions, checkHtmlEditor, checkNumberRange, checkPassword, checkUnknownTypeOptions } from './rules/type-options.js';
 import { checkStructure } from './structure.js';
 import type { NodeMethods } from './types.js';
 
@@ -26,7 +26,7 @@ export interface ValidationOptions {
 
 const RULES: PropertyRule[] = [
   checkElementType, checkDefault, checkOptionsDefault, checkNumberDefaultRange, checkOptionsSource, checkOptionValuesUnique,
-  checkUnknownTypeOptions, checkNumberRange, checkPassword, checkHtmlEditor, checkFilterOptions, checkCollectionOptions,
+  checkUnknownTypeOptions, checkNumberRange, checkPassword, checkEditor, checkHtmlEditor, checkFilterOptions, checkCollectionOptions,
   checkFixedCollectionGroups, checkResourceLocator, checkResourceMapper, checkDisplayOptions, checkResourceOperationExpression,
   checkOperationActions, checkRequiredFalse,
 ];

@@ -128,3 +128,19 @@ describe('validateNodeDescription()', () => {
     expect(validateNodeDescription('nope').valid).to.equal(false);
   });
 });
+
+describe('what JS descriptions hold', () => {
+  it('accepts an extractValue given as a RegExp, and still counts its groups', () => {
+    const locator = (regex: unknown) => [{ displayName: 'L', name: 'l', type: 'resourceLocator', default: { mode: 'url', value: '' },
+      modes: [{ displayName: 'URL', name: 'url', type: 'string', extractValue: { type: 'regex', regex } }] }];
+    expect(validateProperties(locator(/https:\/\/x\.com\/([a-z]+)/)).valid).to.equal(true);
+    expect(validateProperties(locator(/https:\/\/x\.com\/[a-z]+/)).errors[0]?.code).to.equal('extract-value-groups');
+    expect(validateProperties(locator(42)).errors[0]?.code).to.equal('wrong-type');
+  });
+
+  it('warns about an editor it does not know, with a guess', () => {
+    const result = validateProperties([{ displayName: 'Code', name: 'code', type: 'string', default: '', typeOptions: { editor: 'jsEdtor' } }]);
+    expect(result.valid).to.equal(true);
+    expect(result.warnings[0]?.message).to.match(/did you mean jsEditor\?/);
+  });
+});

@@ -14,7 +14,7 @@ const shapeOf: Record<string, { test: (value: unknown) => boolean; expected: str
   assignmentCollection: { test: isObject, expected: 'an object ({})' },
   resourceMapper: { test: isObject, expected: 'an object { mappingMode, value: null }' },
   resourceLocator: { test: (v) => v === '' || (isObject(v) && typeof v.mode === 'string'), expected: "{ mode, value } (or '')" },
-  dateTime: { test: (v) => typeof v === 'string', expected: 'a string' },
+  dateTime: { test: (v) => typeof v === 'string' || v === null, expected: "a string ('' for none)" },
   color: { test: (v) => typeof v === 'string', expected: 'a string' },
   json: { test: (v) => typeof v === 'string', expected: 'a string' },
   notice: { test: (v) => typeof v === 'string', expected: "a string ('')" },

@@ -27,8 +27,11 @@ function checkMode(mode: Record<string, unknown>, index: number, at: Location, {
       }
     });
   }
-  const extract = isObject(mode.extractValue) ? mode.extractValue.regex : undefined;
-  if (typeof extract === 'string') {
+  const given = isObject(mode.extractValue) ? mode.extractValue.regex : undefined;
+  const extract = given instanceof RegExp ? given.source : given;
+  if (given !== undefined && typeof extract !== 'string') {
+    findings.error('wrong-type', at, `mode '${String(mode.name)}' extractValue regex must be a string (or a RegExp)`, [...where, 'extractValue', 'regex']);
+  } else if (typeof extract === 'string') {
     const compiled = compileRegex(extract);
     if (typeof compiled === 'string') {
       findings.error('regex-invalid', at, `mode '${String(mode.name)}' extractValue regex does not compile: ${compiled}`, [...where, 'extractValue', 'regex']);

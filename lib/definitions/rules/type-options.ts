@@ -66,6 +66,16 @@ export const checkPassword: PropertyRule = (definition, at, { findings }) => {
   }
 };
 
+const EDITORS = new Set(['htmlEditor', 'codeNodeEditor', 'jsEditor', 'sqlEditor', 'cssEditor']);
+
+export const checkEditor: PropertyRule = (definition, at, { findings }) => {
+  const { editor } = typeOptionsOf(definition);
+  if (typeof editor === 'string' && !EDITORS.has(editor)) {
+    const guess = suggestion(editor, EDITORS);
+    findings.warning('unknown-editor', at, `typeOptions.editor '${editor}' is not a known editor${guess === undefined ? '' : `; did you mean ${guess}?`} (the field renders as a plain input)`, ['typeOptions', 'editor']);
+  }
+};
+
 export const checkHtmlEditor: PropertyRule = (definition, at, { findings }) => {
   if (typeOptionsOf(definition).editor !== 'htmlEditor' || definition.noDataExpression === true) return;
   findings.recommendation('html-editor-expression', at, 'an HTML editor field should set noDataExpression: true (spec 2.3); expressions go inside the HTML as {{ }}', ['noDataExpression']);

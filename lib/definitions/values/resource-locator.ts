@@ -46,7 +46,8 @@ export function checkLocatorValue(definition: Record<string, unknown>, value: un
 export function extractLocatorValue(definition: Record<string, unknown>, value: unknown): unknown {
   if (!isObject(value)) return value;
   const mode = modeOf(definition, value.mode);
-  const extract = mode !== undefined && isObject(mode.extractValue) ? mode.extractValue.regex : undefined;
+  const given = mode !== undefined && isObject(mode.extractValue) ? mode.extractValue.regex : undefined;
+  const extract = given instanceof RegExp ? given.source : given;
   if (typeof extract !== 'string' || typeof value.value !== 'string') return value.value;
   const regex = compileRegex(extract);
   if (typeof regex === 'string') throw new Error(`Property "${String(definition.name)}" has an invalid extractValue regex "${extract}".`);
