@@ -11,7 +11,7 @@ function errorFor(code: string | undefined): WebhookError {
   return new WebhookError('REQUEST_MALFORMED', 'The request could not be read as HTTP.');
 }
 
-type PendingResponse = { writableFinished?: boolean; req?: { complete?: boolean }; once(event: 'close', listener: () => void): unknown };
+type PendingResponse = { writableFinished?: boolean; headersSent?: boolean; req?: { complete?: boolean }; once(event: 'close', listener: () => void): unknown };
 
 export function handleClientError(error: Error & { code?: string }, socket: Duplex): void {
   if (!socket.writable || error.code === 'ECONNRESET') {
@@ -22,6 +22,11 @@ export function handleClientError(error: Error & { code?: string }, socket: Dupl
   // The first request's answer is still on its way: let it go out first, never interleave with it.
   const pending = (socket as Duplex & { _httpMessage?: PendingResponse | null })._httpMessage;
   if (pending !== undefined && pending !== null && pending.writableFinished !== true) {
+    // Half an answer is on the wire: another status line would corrupt it; the connection can only be cut.
+    if (pending.headersSent === true && pending.req?.complete === false) {
+      socket.destroy();
+      return;
+    }
     // The request being answered is itself broken (bad chunking, or the client closed before its body ended): its
     // handler can read no more, so answer now; closing the connection then shows the handler an aborted request.
     if (pending.req?.complete === false) {

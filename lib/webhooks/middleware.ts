@@ -119,9 +119,6 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
   const payload = await parsePayload(req, wiring.shared.payload, webhook.parameters);
   let ended: Promise<void> = Promise.resolve();
   try {
-    // A test listen is used up only by a call that reaches its workflow: after the guards and parsing.
-    const claim = target.kind === 'test' ? await wiring.registry.claimTestCall(webhook) : undefined;
-    if (target.kind === 'test' && claim === undefined) throw notListening(method, target.rawPath, 'received');
     const report = (error: WebhookError): void => {
       options.onWorkflowError(error, { workflowId: webhook.workflowId, nodeName: webhook.nodeName, mode: target.kind, webhook });
     };
@@ -142,12 +139,16 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
       respond: parameters.responseMode === 'responseNode' ? responder.respond : ignoreRespond(report),
       jwtPayload: guard.jwtPayload,
     });
+    // A test listen is used up only by a call that reaches its workflow: after the guards and parsing, and with
+    // nothing left between the claim and the run that could fail and leave the listen waiting.
+    const claim = target.kind === 'test' ? await wiring.registry.claimTestCall(webhook) : undefined;
+    if (target.kind === 'test' && claim === undefined) throw notListening(method, target.rawPath, 'received');
+    claim?.arrived(run);
     const call: Call = {
       res, run, executor: wiring.executor, parameters, responder, abort: (reason) => controllerOf(state).abort(reason),
       deadline: options.deadline, events: wiring.events, report,
       onSettled: claim?.settled,
     };
-    claim?.arrived(run);
     wiring.state.executing = true;
     const started = startCall(call);
     ended = started.ended;
