@@ -6,6 +6,8 @@
 import type { Duplex } from 'node:stream';
 import { WebhookError } from './errors.js';
 
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+
 function errorFor(code: string | undefined): WebhookError {
   if (code === 'HPE_HEADER_OVERFLOW') return new WebhookError('LIMIT_HEADERS', 'The request headers are too large.');
   return new WebhookError('REQUEST_MALFORMED', 'The request could not be read as HTTP.');
@@ -40,10 +42,11 @@ export function handleClientError(error: Error & { code?: string }, socket: Dupl
 }
 
 function answer(error: Error & { code?: string }, socket: Duplex): void {
-  const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-  const webhookError = timedOut ? new WebhookError('REQUEST_MALFORMED', 'The request was not completed in time.') : errorFor(error.code);
+  const webhookError = error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+    ? new WebhookError('REQUEST_TIMEOUT', 'The request was not completed in time.')
+    : errorFor(error.code);
   const body = JSON.stringify(webhookError.toJSON());
-  const status = timedOut ? '408 Request Timeout' : webhookError.status === 431 ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  const status = `${webhookError.status} ${STATUS_TEXT[webhookError.status] ?? 'Bad Request'}`;
   socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   // A half-open socket would keep the aborted request's handler waiting: close it once the answer is out.
   socket.once('finish', () => socket.destroy());

@@ -30,6 +30,8 @@ export const ERROR_CODES = {
   AUTH_NOT_CONFIGURED: 500,
   /** The request could not be read as HTTP (answered by handleClientError). */
   REQUEST_MALFORMED: 400,
+  /** The request was not completed within the server's request timeout (answered by handleClientError). */
+  REQUEST_TIMEOUT: 408,
   /** The request URL is longer than `limits.urlLength`. */
   LIMIT_URL_LENGTH: 414,
   /** More request headers, or more header bytes, than `limits.headerCount` / `limits.headerSize`. */

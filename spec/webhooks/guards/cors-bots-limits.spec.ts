@@ -1,4 +1,5 @@
-import { connect } from 'node:net';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import express from 'express';
 import request from 'supertest';
@@ -124,6 +125,29 @@ describe('handleClientError()', () => {
       expect(huge).to.include('"code":"LIMIT_HEADERS"');
     } finally {
       await running.close();
+    }
+  });
+});
+
+describe('handleClientError() on a request that never completes', () => {
+  it('answers 408 REQUEST_TIMEOUT when the server\'s request timeout passes', async () => {
+    const server = createServer({ requestTimeout: 200, connectionsCheckingInterval: 50 }, (req, res) => { req.resume(); req.on('end', () => res.end()); });
+    server.on('clientError', handleClientError);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const text = await new Promise<string>((resolve, reject) => {
+        const socket = connect((server.address() as AddressInfo).port, '127.0.0.1', () => socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc'));
+        let out = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => { out += chunk; });
+        socket.on('close', () => resolve(out));
+        socket.on('error', reject);
+      });
+      expect(text).to.match(/^HTTP\/1.1 408 Request Timeout\r\n/);
+      expect(text).to.include('"code":"REQUEST_TIMEOUT"');
+    } finally {
+      server.closeAllConnections();
+      server.close();
     }
   });
 });
