@@ -11,6 +11,7 @@ import { resolveOptions, type ResolvedOptions, type WebhookMiddlewareOptions } f
 import { parsePayload, type PayloadSettings } from './payload/index.js';
 import { parseQuery } from './payload/query.js';
 import { readRequestTarget, type RequestTarget } from './request-target.js';
+import { corsHeaders } from './guards/cors.js';
 import { guardCall, type GuardSettings } from './guards/index.js';
 import { answerOptions } from './guards/preflight.js';
 import { checkRequestLimits } from './request-limits.js';
@@ -113,9 +114,11 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
     return;
   }
   const { webhook, params } = await matchWebhook(wiring.registry, target, method);
+  // CORS goes on the response first: every answer from here on, errors included, must be readable by the browser.
+  const cors = corsHeaders(webhook.parameters.allowedOrigins, req.headers.origin);
+  for (const name in cors) res.setHeader(name, cors[name] as string);
   const guarded = guardCall(req, webhook, wiring.shared.guard);
-  const guard = guarded instanceof Promise ? await guarded : guarded;
-  for (const [name, value] of Object.entries(guard.cors)) res.setHeader(name, value);
+  const jwtPayload = guarded instanceof Promise ? await guarded : guarded;
   const payload = await parsePayload(req, wiring.shared.payload, webhook.parameters);
   let ended: Promise<void> = Promise.resolve();
   try {
@@ -137,7 +140,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
       prefix: target.kind === 'test' ? options.testPrefix : options.productionPrefix,
       signal: () => controllerOf(state).signal,
       respond: parameters.responseMode === 'responseNode' ? responder.respond : ignoreRespond(report),
-      jwtPayload: guard.jwtPayload,
+      jwtPayload,
     });
     // A test listen is used up only by a call that reaches its workflow: after the guards and parsing, and with
     // nothing left between the claim and the run that could fail and leave the listen waiting.

@@ -3,7 +3,7 @@
  * with option errorHandling 'next', the host's own error handler.
  */
 import type { ServerResponse } from 'node:http';
-import { toWebhookError, type WebhookError } from './errors.js';
+import type { WebhookError } from './errors.js';
 import { jsonResponse, type ResponsePlan } from './respond.js';
 import { writeResponse } from './send-response.js';
 
@@ -11,16 +11,15 @@ export function errorResponse(error: WebhookError): ResponsePlan {
   return jsonResponse(error.status, error.toJSON(), { ...error.headers });
 }
 
-/** CORS headers set by the guard stay, so a browser caller can read the error. */
+/** CORS headers set before the guards stay, so a browser caller can read the error. */
 const KEPT = /^(access-control-|vary$)/;
 
 export function sendError(
   res: ServerResponse,
   next: (err?: unknown) => void,
-  thrown: unknown,
+  error: WebhookError,
   handling: 'respond' | 'next',
 ): void {
-  const error = toWebhookError(thrown);
   if (handling === 'next') {
     next(error);
     return;

@@ -4,6 +4,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionHint } from '../definitions/hints.js';
+import type { AllowedOrigins } from './guards/cors.js';
+import type { IpAllowlist } from './guards/ip-allowlist.js';
 
 export type { ExecutionHint };
 
@@ -95,9 +97,9 @@ export interface ResolvedWebhookParameters {
   /** onReceived's fixed body (`options.responseData`). */
   receivedBody: string | undefined;
   /** Compiled `options.ipWhitelist`; undefined allows every address. */
-  ipAllowlist: ((address: string) => boolean) | undefined;
+  ipAllowlist: IpAllowlist | undefined;
   /** `options.allowedOrigins`: `*`, a list, or undefined for no CORS. */
-  allowedOrigins: '*' | readonly string[] | undefined;
+  allowedOrigins: AllowedOrigins | undefined;
   ignoreBots: boolean;
   options: WebhookNodeOptions;
 }

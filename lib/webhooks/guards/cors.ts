@@ -13,9 +13,11 @@ export function parseAllowedOrigins(value: unknown): AllowedOrigins | undefined 
   return entries.includes('*') ? '*' : entries;
 }
 
+const NONE: Readonly<Record<string, string>> = Object.freeze({});
+
 /** Headers for an allowed origin; throws CORS_ORIGIN_NOT_ALLOWED for another one. */
-export function corsHeaders(allowed: AllowedOrigins | undefined, origin: string | undefined): Record<string, string> {
-  if (allowed === undefined || origin === undefined) return {};
+export function corsHeaders(allowed: AllowedOrigins | undefined, origin: string | undefined): Readonly<Record<string, string>> {
+  if (allowed === undefined || origin === undefined) return NONE;
   if (allowed !== '*' && !allowed.includes(origin)) {
     throw new WebhookError('CORS_ORIGIN_NOT_ALLOWED', `The origin ${origin} is not allowed to call this webhook.`, {
       hint: 'Add the origin to the node option allowedOrigins.',

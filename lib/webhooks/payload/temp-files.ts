@@ -21,15 +21,6 @@ export class TempFiles {
     return path;
   }
 
-  /** Stops tracking a file: the executor took ownership of it (moved or kept it). */
-  release(path: string): void {
-    this.#paths.delete(path);
-  }
-
-  get size(): number {
-    return this.#paths.size;
-  }
-
   async removeAll(): Promise<void> {
     const paths = [...this.#paths];
     this.#paths.clear();

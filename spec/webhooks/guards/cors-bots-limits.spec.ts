@@ -20,6 +20,7 @@ for (const host of HOSTS) {
       await registry.activate(workflow('listed', { path: 'listed', httpMethod: 'POST', responseMode: 'lastNode', options: { allowedOrigins: ' https://app.example.com , https://admin.example.com/ ' } }));
       await registry.activate(workflow('plain', { path: 'plain', httpMethod: 'POST' }));
       await registry.activate(workflow('bots', { path: 'bots', httpMethod: 'GET', options: { ignoreBots: true } }));
+      await registry.activate(workflow('guarded', { path: 'guarded', httpMethod: 'POST', options: { allowedOrigins: 'https://app.example.com', ipWhitelist: '203.0.113.7', ignoreBots: true } }));
       app = host.build(createWebhookMiddleware(registry, async (run) => { runs.push(run); return { items: [{ json: {} }] }; }, {
         limits: { urlLength: 300, headerCount: 30, headerSize: 4096 },
       }));
@@ -52,6 +53,14 @@ for (const host of HOSTS) {
         await request(app).post(`${BASE}/webhook/listed`).set('Origin', 'https://app.example.com').expect(200).expect('access-control-allow-origin', 'https://app.example.com');
         const res = await request(app).post(`${BASE}/webhook/listed`).set('Origin', 'https://app.example.com').set('content-type', 'application/json').send('{nope').expect(400);
         expect(res.headers['access-control-allow-origin']).to.equal('https://app.example.com');
+      });
+
+      it('keeps the CORS headers on a refusal by a later guard, so the browser can read why', async () => {
+        const ip = await request(app).post(`${BASE}/webhook/guarded`).set('Origin', 'https://app.example.com').expect(403);
+        expect([ip.body.code, ip.headers['access-control-allow-origin']]).to.deep.equal(['WEBHOOK_IP_NOT_ALLOWED', 'https://app.example.com']);
+        const bot = await request(app).post(`${BASE}/webhook/guarded`).set('Origin', 'https://app.example.com').set('User-Agent', 'Googlebot/2.1').expect(403);
+        expect([bot.body.code, bot.headers['access-control-allow-origin']]).to.deep.equal(['BOT_IGNORED', 'https://app.example.com']);
+        expect(runs).to.have.length(0);
       });
 
       it('sends no CORS header when the node has no allowedOrigins', async () => {
@@ -112,6 +121,21 @@ describe('handleClientError()', () => {
       socket.on('error', reject);
     });
   }
+
+  it('lets the answer to a complete request go out before answering bytes that follow it', async () => {
+    const app = express();
+    app.post('/slow', (_req, res) => { setTimeout(() => res.json({ first: true }), 50); });
+    const running = await listen(app);
+    running.server.on('clientError', handleClientError);
+    try {
+      const text = await rawExchange(running.port, 'POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}garbage that is no request\r\n\r\n');
+      expect(text).to.match(/^HTTP\/1.1 200 OK\r\n/);
+      expect(text).to.include('{"first":true}');
+      expect(text.indexOf('{"first":true}')).to.be.lessThan(text.indexOf('REQUEST_MALFORMED') === -1 ? Infinity : text.indexOf('REQUEST_MALFORMED'));
+    } finally {
+      await running.close();
+    }
+  });
 
   it('answers what Node\'s parser refuses with the same JSON error shape', async () => {
     const running = await listen(express());
