@@ -4,7 +4,7 @@
  * @module
  */
 export { createWebhookMiddleware } from './webhooks/middleware.js';
-export { MemoryWebhookRegistry } from './webhooks/memory-registry.js';
+export { MemoryWebhookRegistry } from './webhooks/registry/memory-registry.js';
 export {
   ERROR_CODES,
   WebhookConflictError,
@@ -12,8 +12,8 @@ export {
   type WebhookConflict,
   type WebhookErrorCode,
 } from './webhooks/errors.js';
-export { MethodNotAllowedError } from './webhooks/match.js';
-export { handleClientError } from './webhooks/client-error.js';
+export { MethodNotAllowedError } from './webhooks/request/match.js';
+export { handleClientError } from './webhooks/request/client-error.js';
 export type {
   BasicAuthCredential,
   CredentialRequest,

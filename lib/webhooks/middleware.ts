@@ -3,22 +3,22 @@
  * target → limits → match → guard → parse → dispatch → execute → respond. Each stage lives in its own file.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { buildRun, requestBaseUrl } from './dispatch.js';
+import { buildRun, requestBaseUrl } from './run/build-run.js';
 import { toWebhookError, WebhookError } from './errors.js';
 import { callEvents, type CallEvents } from './events.js';
-import { matchWebhook, notListening } from './match.js';
+import { matchWebhook, notListening } from './request/match.js';
 import { resolveOptions, type ResolvedOptions, type WebhookMiddlewareOptions } from './options.js';
 import { parsePayload, type PayloadSettings } from './payload/index.js';
 import { parseQuery } from './payload/query.js';
-import { readRequestTarget, type RequestTarget } from './request-target.js';
+import { readRequestTarget, type RequestTarget } from './request/target.js';
 import { corsHeaders } from './guards/cors.js';
 import { guardCall, type GuardSettings } from './guards/index.js';
 import { answerOptions } from './guards/preflight.js';
-import { checkRequestLimits } from './request-limits.js';
-import { createResponder, NO_RESPONDER } from './responder.js';
-import { startCall, writeSuccess, type Call } from './run-call.js';
-import { sendError } from './send-error.js';
-import { writeResponse } from './send-response.js';
+import { checkRequestLimits } from './request/limits.js';
+import { createResponder, NO_RESPONDER } from './response/workflow-responder.js';
+import { startCall, writeSuccess, type Call } from './response/answer-call.js';
+import { sendError } from './response/error-answer.js';
+import { writeResponse } from './response/write-plan.js';
 import type { WebhookExecutor, WebhookMiddleware, WebhookRegistry, WebhookRun } from './types.js';
 
 /**

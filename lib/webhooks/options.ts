@@ -5,11 +5,11 @@
 import { tmpdir } from 'node:os';
 import { isAbsolute } from 'node:path';
 import type { WebhookError } from './errors.js';
-import type { DeadlineSettings } from './deadline.js';
+import type { DeadlineSettings } from './run/deadline.js';
 import type { WebhookEventListener } from './events.js';
 import type { CredentialResolver } from './guards/authenticate.js';
 import type { PayloadLimits } from './payload/limits.js';
-import type { RequestLimits } from './request-limits.js';
+import type { RequestLimits } from './request/limits.js';
 import type { RegisteredWebhook, WebhookKind } from './types.js';
 
 /** Where a failure happened that no HTTP answer can carry (the caller already got its response). */

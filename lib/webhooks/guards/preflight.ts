@@ -4,9 +4,9 @@
  * with 204 whatever the path; here an unknown path is a 404 like any other call.
  */
 import type { IncomingMessage } from 'node:http';
-import { matchWebhook } from '../match.js';
-import type { RequestTarget } from '../request-target.js';
-import type { ResponsePlan } from '../respond.js';
+import { matchWebhook } from '../request/match.js';
+import type { RequestTarget } from '../request/target.js';
+import type { ResponsePlan } from '../response/build-plan.js';
 import type { WebhookRegistry } from '../types.js';
 import { preflightHeaders } from './cors.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { MemoryWebhookRegistry, WebhookConflictError, WebhookError } from '../../lib/index.js';
-import { workflow } from '../support/workflows.js';
+import { MemoryWebhookRegistry, WebhookConflictError, WebhookError } from '../../../lib/index.js';
+import { workflow } from '../../support/workflows.js';
 
 async function rejection(promise: Promise<unknown>): Promise<WebhookError> {
   try {

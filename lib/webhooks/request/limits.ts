@@ -4,7 +4,7 @@
  * refuses headers past its --max-http-header-size (16 KiB) before any middleware runs (see handleClientError).
  */
 import type { IncomingMessage } from 'node:http';
-import { WebhookError } from './errors.js';
+import { WebhookError } from '../errors.js';
 
 export interface RequestLimits {
   urlLength: number;

@@ -5,9 +5,9 @@
  * so a late call can be told *why* nothing listens.
  */
 import { randomUUID } from 'node:crypto';
-import { WebhookConflictError } from './errors.js';
+import { WebhookConflictError } from '../errors.js';
 import { RouteTable, routeKey } from './route-table.js';
-import { resolveWorkflowWebhooks } from './webhook-node.js';
+import { resolveWorkflowWebhooks } from './resolve-workflow.js';
 import type {
   NotListeningReason,
   RegisteredWebhook,
@@ -18,7 +18,7 @@ import type {
   TestListenResult,
   WebhookLookup,
   WorkflowWebhooks,
-} from './types.js';
+} from '../types.js';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 24 * 60 * 60 * 1000;

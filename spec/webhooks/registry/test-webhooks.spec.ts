@@ -7,9 +7,9 @@ import {
   type TestListenEvent,
   type WebhookExecutor,
   type WebhookRun,
-} from '../../lib/index.js';
-import { BASE, HOSTS } from '../support/apps.js';
-import { deferred, workflow } from '../support/workflows.js';
+} from '../../../lib/index.js';
+import { BASE, HOSTS } from '../../support/apps.js';
+import { deferred, workflow } from '../../support/workflows.js';
 
 for (const host of HOSTS) {
   describe(`test webhooks in ${host.name}`, () => {

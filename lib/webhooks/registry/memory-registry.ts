@@ -3,10 +3,10 @@
  * (`test-listens.ts`). Everything happens synchronously inside, so activation is atomic; the async interface is
  * what a remote store (Redis) implements too.
  */
-import { WebhookConflictError } from './errors.js';
+import { WebhookConflictError } from '../errors.js';
 import { RouteTable, routeKey } from './route-table.js';
 import { TestListens } from './test-listens.js';
-import { resolveWorkflowWebhooks } from './webhook-node.js';
+import { resolveWorkflowWebhooks } from './resolve-workflow.js';
 import type {
   RegisteredWebhook,
   TestCallClaim,
@@ -16,7 +16,7 @@ import type {
   WebhookLookup,
   WebhookRegistry,
   WorkflowWebhooks,
-} from './types.js';
+} from '../types.js';
 
 /** Runs `work` now and hands its result or its throw over as a promise. */
 function settle<T>(work: () => T): Promise<T> {

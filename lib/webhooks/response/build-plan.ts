@@ -2,8 +2,8 @@
  * Sixth stage: the HTTP answer a call gets, built from the node's response settings and the workflow's output.
  * Pure functions returning a plan; `send-response.ts` writes plans to the socket.
  */
-import { WebhookError } from './errors.js';
-import type { ExecutionResult, ResolvedWebhookParameters } from './types.js';
+import { WebhookError } from '../errors.js';
+import type { ExecutionResult, ResolvedWebhookParameters } from '../types.js';
 
 export interface ResponsePlan {
   status: number;

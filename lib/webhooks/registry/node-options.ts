@@ -3,7 +3,7 @@
  * (no header injection), and headers that belong to the connection or to the host's security policy are refused
  * with a clear message instead of being dropped silently.
  */
-import { WebhookError } from './errors.js';
+import { WebhookError } from '../errors.js';
 
 const TOKEN = /^[!#$%&'*+.^\w`|~-]+$/;
 const SAFE_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;

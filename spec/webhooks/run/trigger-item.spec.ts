@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import express from 'express';
 import request from 'supertest';
-import { createWebhookMiddleware, MemoryWebhookRegistry } from '../../lib/index.js';
-import { BASE, HOSTS } from '../support/apps.js';
-import { send } from '../support/raw-http.js';
-import { recordingExecutor, workflow } from '../support/workflows.js';
+import { createWebhookMiddleware, MemoryWebhookRegistry } from '../../../lib/index.js';
+import { BASE, HOSTS } from '../../support/apps.js';
+import { send } from '../../support/raw-http.js';
+import { recordingExecutor, workflow } from '../../support/workflows.js';
 
 for (const host of HOSTS) {
   describe(`the trigger item in ${host.name}`, () => {

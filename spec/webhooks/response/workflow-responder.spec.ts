@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookError, type WebhookExecutor } from '../../lib/index.js';
-import { buildWorkflowResponse } from '../../lib/webhooks/responder.js';
-import { BASE, HOSTS } from '../support/apps.js';
-import { deferred, workflow } from '../support/workflows.js';
+import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookError, type WebhookExecutor } from '../../../lib/index.js';
+import { buildWorkflowResponse } from '../../../lib/webhooks/response/workflow-responder.js';
+import { BASE, HOSTS } from '../../support/apps.js';
+import { deferred, workflow } from '../../support/workflows.js';
 
 describe('buildWorkflowResponse()', () => {
   it('sends strings as text, buffers as octet-stream, the rest as JSON', () => {

@@ -4,14 +4,14 @@
  * middleware's single error writer.
  */
 import type { ServerResponse } from 'node:http';
-import { withDeadline, type DeadlineSettings } from './deadline.js';
-import { toWebhookError, WebhookError } from './errors.js';
-import type { CallEvents } from './events.js';
-import { executeWorkflow } from './execute.js';
-import { buildReceivedResponse, buildResultResponse, finalizeResponse, type ResponsePlan } from './respond.js';
-import type { Responder } from './responder.js';
-import { writeResponse } from './send-response.js';
-import type { ExecutionResult, ResolvedWebhookParameters, WebhookExecutor, WebhookRun } from './types.js';
+import { withDeadline, type DeadlineSettings } from '../run/deadline.js';
+import { toWebhookError, WebhookError } from '../errors.js';
+import type { CallEvents } from '../events.js';
+import { executeWorkflow } from '../run/execute.js';
+import { buildReceivedResponse, buildResultResponse, finalizeResponse, type ResponsePlan } from './build-plan.js';
+import type { Responder } from './workflow-responder.js';
+import { writeResponse } from './write-plan.js';
+import type { ExecutionResult, ResolvedWebhookParameters, WebhookExecutor, WebhookRun } from '../types.js';
 
 export interface Call {
   res: ServerResponse;

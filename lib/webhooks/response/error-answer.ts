@@ -3,9 +3,9 @@
  * with option errorHandling 'next', the host's own error handler.
  */
 import type { ServerResponse } from 'node:http';
-import type { WebhookError } from './errors.js';
-import { jsonResponse, type ResponsePlan } from './respond.js';
-import { writeResponse } from './send-response.js';
+import type { WebhookError } from '../errors.js';
+import { jsonResponse, type ResponsePlan } from './build-plan.js';
+import { writeResponse } from './write-plan.js';
 
 export function errorResponse(error: WebhookError): ResponsePlan {
   return jsonResponse(error.status, error.toJSON(), { ...error.headers });

@@ -1,7 +1,7 @@
 /** Writes a response plan with Node's own API only, so it runs under Express 4, Express 5, Connect and node:http. */
 import { createReadStream } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import type { ResponsePlan } from './respond.js';
+import type { ResponsePlan } from './build-plan.js';
 
 /**
  * Writes the plan in one `writeHead` + `end` (headers set earlier with setHeader, such as CORS, are kept). For a

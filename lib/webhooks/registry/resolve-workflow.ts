@@ -2,12 +2,12 @@
  * The Webhook node: defaults and checks of its parameters, applied once at activation, so that nothing on the
  * request path re-reads raw parameters.
  */
-import { webhookOptionDefault, webhookParameterDefault } from '../definitions/webhook-node-description.js';
-import { WebhookError } from './errors.js';
-import { parseAllowedOrigins } from './guards/cors.js';
-import { compileAllowlist } from './guards/ip-allowlist.js';
+import { webhookOptionDefault, webhookParameterDefault } from '../../definitions/webhook-node-description.js';
+import { WebhookError } from '../errors.js';
+import { parseAllowedOrigins } from '../guards/cors.js';
+import { compileAllowlist } from '../guards/ip-allowlist.js';
 import { isDynamicPath, normalizeWebhookPath } from './paths.js';
-import { resolveResponseHeaders } from './response-headers.js';
+import { resolveResponseHeaders } from './node-options.js';
 import {
   AUTHENTICATIONS,
   HTTP_METHODS,
@@ -23,7 +23,7 @@ import {
   type WebhookKind,
   type WebhookNodeParameters,
   type WorkflowWebhooks,
-} from './types.js';
+} from '../types.js';
 
 /** Defaults come from the node's own description, so the editor and the middleware cannot disagree. */
 const DEFAULTS = {

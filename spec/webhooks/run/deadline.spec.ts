@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookError, type WebhookExecutor, type WebhookRun } from '../../lib/index.js';
-import { BASE, HOSTS } from '../support/apps.js';
-import { listen, sendTo } from '../support/raw-http.js';
-import { eventually } from '../support/temp-dir.js';
-import { deferred, workflow } from '../support/workflows.js';
+import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookError, type WebhookExecutor, type WebhookRun } from '../../../lib/index.js';
+import { BASE, HOSTS } from '../../support/apps.js';
+import { listen, sendTo } from '../../support/raw-http.js';
+import { eventually } from '../../support/temp-dir.js';
+import { deferred, workflow } from '../../support/workflows.js';
 import { request as httpRequest } from 'node:http';
 
 for (const host of HOSTS) {

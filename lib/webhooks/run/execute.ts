@@ -2,8 +2,8 @@
  * Fifth stage: run the host's executor and check what it gives back. Whatever goes wrong inside the workflow
  * (a throw, a rejection with anything, a malformed result) becomes one WebhookError; nothing escapes.
  */
-import { WebhookError } from './errors.js';
-import type { ExecutionHint, ExecutionResult, Item, WebhookExecutor, WebhookRun } from './types.js';
+import { WebhookError } from '../errors.js';
+import type { ExecutionHint, ExecutionResult, Item, WebhookExecutor, WebhookRun } from '../types.js';
 
 function isItem(value: unknown): value is Item {
   if (typeof value !== 'object' || value === null) return false;

@@ -2,9 +2,9 @@
  * responseMode `responseNode`: the workflow answers the call itself through `run.respond()`, like a
  * "Respond to Webhook" node. The first response wins; a later one is ignored and reported, never sent.
  */
-import { WebhookError } from './errors.js';
-import { jsonResponse, type ResponsePlan } from './respond.js';
-import type { WorkflowResponse } from './types.js';
+import { WebhookError } from '../errors.js';
+import { jsonResponse, type ResponsePlan } from './build-plan.js';
+import type { WorkflowResponse } from '../types.js';
 
 const HEADER_NAME = /^[!#$%&'*+.^\w`|~-]+$/;
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;

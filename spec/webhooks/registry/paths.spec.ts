@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { decodeRequestPath, isDynamicPath, normalizeWebhookPath, pathShape, segmentsOf } from '../../lib/webhooks/paths.js';
+import { decodeRequestPath, isDynamicPath, normalizeWebhookPath, pathShape, segmentsOf } from '../../../lib/webhooks/registry/paths.js';
 
 describe('paths', () => {
   it('normalises registered paths: white space, outer slashes, repeated slashes', () => {

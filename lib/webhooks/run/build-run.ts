@@ -3,10 +3,10 @@
  * item goes out on the output of the call's method only (spec 4.4).
  */
 import type { IncomingMessage } from 'node:http';
-import type { WebhookMatch } from './match.js';
-import type { Payload } from './payload/index.js';
-import type { RequestTarget } from './request-target.js';
-import type { Item, TriggerJson, WebhookRun, WorkflowResponse } from './types.js';
+import type { WebhookMatch } from '../request/match.js';
+import type { Payload } from '../payload/index.js';
+import type { RequestTarget } from '../request/target.js';
+import type { Item, TriggerJson, WebhookRun, WorkflowResponse } from '../types.js';
 
 export interface RunParts {
   req: IncomingMessage;

@@ -2,10 +2,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
-import { createWebhookMiddleware, MemoryWebhookRegistry, type ExecutionResult, type WebhookNodeParameters } from '../../lib/index.js';
-import { BASE, HOSTS } from '../support/apps.js';
-import { makeTempDir } from '../support/temp-dir.js';
-import { workflow } from '../support/workflows.js';
+import { createWebhookMiddleware, MemoryWebhookRegistry, type ExecutionResult, type WebhookNodeParameters } from '../../../lib/index.js';
+import { BASE, HOSTS } from '../../support/apps.js';
+import { makeTempDir } from '../../support/temp-dir.js';
+import { workflow } from '../../support/workflows.js';
 
 function binaryParser(res: request.Response, callback: (error: Error | null, body: Buffer) => void): void {
   const chunks: Buffer[] = [];
