@@ -5,6 +5,10 @@
  */
 export { createWebhookMiddleware } from './webhooks/middleware.js';
 export { MemoryWebhookRegistry } from './webhooks/registry/memory-registry.js';
+// Building blocks for a registry of one's own (README, "Write your own registry").
+export { resolveWorkflowWebhooks } from './webhooks/registry/resolve-workflow.js';
+export { RouteTable, routeKey } from './webhooks/registry/route-table.js';
+export { TestListens } from './webhooks/registry/test-listens.js';
 export {
   ERROR_CODES,
   WebhookConflictError,
@@ -30,4 +34,5 @@ export type {
 } from './webhooks/options.js';
 export type { WebhookEvent, WebhookEventListener } from './webhooks/events.js';
 export type * from './webhooks/types.js';
+export type * from './webhooks/registry/contract.js';
 export { HTTP_METHODS, RESPONSE_DATA, RESPONSE_MODES, AUTHENTICATIONS } from './webhooks/types.js';

@@ -1,25 +1,26 @@
 /**
- * The middleware only wires the stages of the request path (DESIGN.md §1):
- * target → limits → match → guard → parse → dispatch → execute → respond. Each stage lives in its own file.
+ * The middleware only wires the stages of the request path (DESIGN.md §1), each in its own folder:
+ * request (target, limits, match) → guards → payload → run (dispatch, execute) → response.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { buildRun, requestBaseUrl } from './run/build-run.js';
 import { toWebhookError, WebhookError } from './errors.js';
 import { callEvents, type CallEvents } from './events.js';
-import { matchWebhook, notListening } from './request/match.js';
 import { resolveOptions, type ResolvedOptions, type WebhookMiddlewareOptions } from './options.js';
-import { parsePayload, type PayloadSettings } from './payload/index.js';
-import { parseQuery } from './payload/query.js';
+import type { WebhookExecutor, WebhookMiddleware, WebhookRun } from './types.js';
+import type { WebhookRegistry } from './registry/contract.js';
 import { readRequestTarget, type RequestTarget } from './request/target.js';
+import { checkRequestLimits } from './request/limits.js';
+import { matchWebhook, notListening } from './request/match.js';
 import { corsHeaders } from './guards/cors.js';
 import { guardCall, type GuardSettings } from './guards/index.js';
 import { answerOptions } from './guards/preflight.js';
-import { checkRequestLimits } from './request/limits.js';
-import { createResponder, NO_RESPONDER } from './response/workflow-responder.js';
+import { parsePayload, type PayloadSettings } from './payload/index.js';
+import { parseQuery } from './payload/query.js';
+import { buildRun, requestBaseUrl } from './run/build-run.js';
 import { startCall, writeSuccess, type Call } from './response/answer-call.js';
+import { createResponder, NO_RESPONDER } from './response/workflow-responder.js';
 import { sendError } from './response/error-answer.js';
 import { writeResponse } from './response/write-plan.js';
-import type { WebhookExecutor, WebhookMiddleware, WebhookRegistry, WebhookRun } from './types.js';
 
 /**
  * Creates the webhook middleware. Mount it anywhere: `app.use('/api/automation', middleware)` serves

@@ -10,7 +10,8 @@ import type { WebhookEventListener } from './events.js';
 import type { CredentialResolver } from './guards/authenticate.js';
 import type { PayloadLimits } from './payload/limits.js';
 import type { RequestLimits } from './request/limits.js';
-import type { RegisteredWebhook, WebhookKind } from './types.js';
+import type { WebhookKind } from './types.js';
+import type { RegisteredWebhook } from './registry/contract.js';
 
 /** Where a failure happened that no HTTP answer can carry (the caller already got its response). */
 export interface WorkflowFailureContext {

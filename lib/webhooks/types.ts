@@ -1,11 +1,10 @@
 /**
- * Public contracts of entry 1: the workflow and node shapes a host registers, the registry and executor it supplies,
- * and the structural middleware type (no express types leak into the published .d.ts).
+ * Public contracts of entry 1: the workflow and node shapes a host registers, the executor it supplies and the run
+ * it receives, and the structural middleware type (no express types leak into the published .d.ts). The registry's
+ * contract is in registry/contract.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionHint } from '../definitions/hints.js';
-import type { AllowedOrigins } from './guards/cors.js';
-import type { IpAllowlist } from './guards/ip-allowlist.js';
 
 export type { ExecutionHint };
 
@@ -80,122 +79,8 @@ export interface WorkflowWebhooks {
   nodes: WebhookNode[];
 }
 
-/** Node parameters after defaults were applied and values checked, once, at activation. */
-export interface ResolvedWebhookParameters {
-  methods: HttpMethod[];
-  responseMode: ResponseMode;
-  responseData: ResponseData;
-  responseCode: number;
-  authentication: Authentication;
-  responsePropertyName: string | undefined;
-  responseBinaryPropertyName: string;
-  responseContentType: string | undefined;
-  rawBody: boolean;
-  binaryPropertyName: string | undefined;
-  responseHeaders: Record<string, string>;
-  noResponseBody: boolean;
-  /** onReceived's fixed body (`options.responseData`). */
-  receivedBody: string | undefined;
-  /** Compiled `options.ipWhitelist`; undefined allows every address. */
-  ipAllowlist: IpAllowlist | undefined;
-  /** `options.allowedOrigins`: `*`, a list, or undefined for no CORS. */
-  allowedOrigins: AllowedOrigins | undefined;
-  ignoreBots: boolean;
-  options: WebhookNodeOptions;
-}
-
-/** One registered (method, path) of a workflow's Webhook node. */
-export interface RegisteredWebhook {
-  /** Production (active workflow) or test (listening for a test event). */
-  kind: WebhookKind;
-  /** The test listen this webhook belongs to (test webhooks only). */
-  listenId?: string;
-  /** The node's credential reference, passed to the credentials resolver. */
-  credentials: unknown;
-  workflowId: string;
-  workflowName: string | undefined;
-  nodeName: string;
-  method: HttpMethod;
-  /** Normalised path template, e.g. `orders/:id` (no leading or trailing slash). */
-  path: string;
-  isDynamic: boolean;
-  /** The node's output for this method: its index among the node's methods (spec 4.4). */
-  outputIndex: number;
-  parameters: ResolvedWebhookParameters;
-}
-
+/** Production (an active workflow's address) or test (listening for one test event). */
 export type WebhookKind = 'production' | 'test';
-
-/** Why a test address does not listen, when the registry still knows. */
-export type NotListeningReason = 'neverListened' | 'timedOut' | 'received' | 'cancelled';
-
-export type WebhookLookup =
-  | { found: true; webhook: RegisteredWebhook; params: Record<string, string> }
-  /**
-   * `methods` lists what the path does accept: empty means the path is unknown (404), else 405.
-   * Test look-ups add why the address does not listen.
-   */
-  | { found: false; methods: HttpMethod[]; reason?: NotListeningReason };
-
-/** Where webhooks live. Every method is async so that a remote store can implement it. */
-export interface WebhookRegistry {
-  /** Registers all production webhooks of the workflow, or none; re-activating replaces the earlier set. */
-  activate(workflow: WorkflowWebhooks): Promise<RegisteredWebhook[]>;
-  /** Frees the workflow's production addresses at once. Resolves false when it had none. */
-  deactivate(workflowId: string): Promise<boolean>;
-  /** Finds the webhook for a request path (still percent-encoded, no leading or trailing slash). */
-  lookup(kind: WebhookKind, method: string, path: string): Promise<WebhookLookup>;
-  /**
-   * Listens for one test event on the workflow's test addresses (spec 3): the first call that reaches its workflow
-   * ends the listen, as do the timeout (default 120 s) and `cancel()`. Another workflow listening on the same
-   * (path, method) rejects with WebhookConflictError; the same workflow listening again replaces its earlier listen.
-   */
-  listenForTest(workflow: WorkflowWebhooks, options?: TestListenOptions): Promise<TestListenHandle>;
-  /**
-   * Takes the one call of a test listen. Resolves undefined when another call took it first, or the listen ended:
-   * exactly one of any number of concurrent calls gets a claim.
-   */
-  claimTestCall(webhook: RegisteredWebhook): Promise<TestCallClaim | undefined>;
-}
-
-export interface TestListenOptions {
-  /** How long the test addresses listen. Default 120 000 (spec 8). */
-  timeoutMs?: number;
-  /** Everything an editor shows: listening, call arrived, completed or failed, ended. */
-  onEvent?: (event: TestListenEvent) => void;
-}
-
-export type TestListenResult =
-  /** The one call ran; `output` when the workflow succeeded, `error` when it failed. */
-  | { status: 'received'; run: WebhookRun; output?: ExecutionResult; error?: Error }
-  | { status: 'timedOut' }
-  /** `replaced`: the same workflow started listening again. */
-  | { status: 'cancelled'; reason: 'cancelled' | 'replaced' };
-
-export interface TestListenHandle {
-  listenId: string;
-  /** Epoch milliseconds when listening ends unless a call comes first. */
-  expiresAt: number;
-  /** The test webhooks now listening. */
-  webhooks: RegisteredWebhook[];
-  /** Settles once, when listening has ended. */
-  result: Promise<TestListenResult>;
-  /** Stops listening at once; a call already running still completes the result. */
-  cancel(): Promise<void>;
-}
-
-export type TestListenEvent =
-  | { type: 'listening'; listenId: string; workflowId: string; expiresAt: number }
-  | { type: 'callArrived'; listenId: string; workflowId: string; run: WebhookRun }
-  | { type: 'completed'; listenId: string; workflowId: string; run: WebhookRun; output: ExecutionResult }
-  | { type: 'failed'; listenId: string; workflowId: string; run: WebhookRun; error: Error }
-  | { type: 'ended'; listenId: string; workflowId: string; status: TestListenResult['status'] };
-
-/** The claim of a test call: tells the listener the call arrived, then how it ended. */
-export interface TestCallClaim {
-  arrived(run: WebhookRun): void;
-  settled(outcome: { output?: ExecutionResult; error?: Error }): void;
-}
 
 export interface BinaryData {
   fileName?: string;

@@ -11,7 +11,8 @@ import { errors as joseErrors, importSPKI, importX509, jwtVerify, type JWTPayloa
 /** What jose's importers give: a WebCrypto key, whose type needs the DOM lib; kept opaque here. */
 type CryptoKeyLike = Awaited<ReturnType<typeof importSPKI>>;
 import { WebhookError } from '../errors.js';
-import type { Authentication, RegisteredWebhook } from '../types.js';
+import type { Authentication } from '../types.js';
+import type { RegisteredWebhook } from '../registry/contract.js';
 
 export interface BasicAuthCredential { user: string; password: string }
 export interface HeaderAuthCredential { name: string; value: string }

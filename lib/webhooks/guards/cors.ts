@@ -4,14 +4,7 @@
  * is refused before the workflow runs, since a browser would hide the answer but the workflow would still run.
  */
 import { WebhookError } from '../errors.js';
-
-export type AllowedOrigins = '*' | readonly string[];
-
-export function parseAllowedOrigins(value: unknown): AllowedOrigins | undefined {
-  if (typeof value !== 'string' || value.trim() === '') return undefined;
-  const entries = value.split(',').map((entry) => entry.trim().replace(/\/+$/, '')).filter((entry) => entry !== '');
-  return entries.includes('*') ? '*' : entries;
-}
+import type { AllowedOrigins } from '../registry/contract.js';
 
 const NONE: Readonly<Record<string, string>> = Object.freeze({});
 

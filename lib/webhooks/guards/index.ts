@@ -7,7 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import { isbot } from 'isbot';
 import { WebhookError } from '../errors.js';
-import type { RegisteredWebhook } from '../types.js';
+import type { RegisteredWebhook } from '../registry/contract.js';
 import { authenticate, type CredentialResolver } from './authenticate.js';
 import { clientAddress } from './client-address.js';
 import { checkAllowlist } from './ip-allowlist.js';

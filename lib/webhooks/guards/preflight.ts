@@ -6,9 +6,14 @@
 import type { IncomingMessage } from 'node:http';
 import { matchWebhook } from '../request/match.js';
 import type { RequestTarget } from '../request/target.js';
-import type { ResponsePlan } from '../response/build-plan.js';
-import type { WebhookRegistry } from '../types.js';
+import type { WebhookRegistry } from '../registry/contract.js';
 import { preflightHeaders } from './cors.js';
+
+/** A preflight's answer: a status and headers, no body (the response stage writes it like any plan). */
+export interface PreflightAnswer {
+  status: 204;
+  headers: Record<string, string>;
+}
 
 async function methodsOf(registry: WebhookRegistry, target: RequestTarget): Promise<string[]> {
   // OPTIONS is never registered, so the look-up answers with every method the path has.
@@ -16,7 +21,7 @@ async function methodsOf(registry: WebhookRegistry, target: RequestTarget): Prom
   return lookup.found ? [] : lookup.methods;
 }
 
-export async function answerOptions(req: IncomingMessage, registry: WebhookRegistry, target: RequestTarget): Promise<ResponsePlan> {
+export async function answerOptions(req: IncomingMessage, registry: WebhookRegistry, target: RequestTarget): Promise<PreflightAnswer> {
   const origin = req.headers.origin;
   const requested = req.headers['access-control-request-method'];
   if (origin === undefined || requested === undefined) {

@@ -1,5 +1,5 @@
 /**
- * Third stage: turn the request body into the trigger item's `body` and `binary`. This file only chooses the
+ * Payload: turn the request body into the trigger item's `body` and `binary`. This file only chooses the
  * parser by media type; each parser lives in its own file. Whatever fails, the call's temp files are removed
  * before the error leaves this stage.
  */

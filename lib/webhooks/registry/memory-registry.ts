@@ -1,22 +1,14 @@
 /**
  * The embedded registry: production webhooks of active workflows in one route table, test listens in another
- * (`test-listens.ts`). Everything happens synchronously inside, so activation is atomic; the async interface is
+ * (`test-listens.ts` beside this file). Everything happens synchronously inside, so activation is atomic; the async interface is
  * what a remote store (Redis) implements too.
  */
 import { WebhookConflictError } from '../errors.js';
 import { RouteTable, routeKey } from './route-table.js';
 import { TestListens } from './test-listens.js';
 import { resolveWorkflowWebhooks } from './resolve-workflow.js';
-import type {
-  RegisteredWebhook,
-  TestCallClaim,
-  TestListenHandle,
-  TestListenOptions,
-  WebhookKind,
-  WebhookLookup,
-  WebhookRegistry,
-  WorkflowWebhooks,
-} from '../types.js';
+import type { WebhookKind, WorkflowWebhooks } from '../types.js';
+import type { RegisteredWebhook, TestCallClaim, TestListenHandle, TestListenOptions, WebhookLookup, WebhookRegistry } from './contract.js';
 
 /** Runs `work` now and hands its result or its throw over as a promise. */
 function settle<T>(work: () => T): Promise<T> {

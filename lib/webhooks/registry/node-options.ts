@@ -1,9 +1,48 @@
 /**
- * The node option `responseHeaders`, checked once at activation: names must be tokens, values must not carry CR/LF
- * (no header injection), and headers that belong to the connection or to the host's security policy are refused
- * with a clear message instead of being dropped silently.
+ * The Webhook node's options that are compiled once at activation, so the request path only applies them:
+ * `ipWhitelist`, `allowedOrigins` and `responseHeaders`. A bad entry refuses the activation with a message naming
+ * it, instead of being skipped silently at request time.
  */
+import proxyaddr from 'proxy-addr';
 import { WebhookError } from '../errors.js';
+import type { AllowedOrigins, IpAllowlist } from './contract.js';
+
+/**
+ * `ipWhitelist` ("IP(s) Allowlist"): addresses and CIDR ranges, IPv4 and IPv6, separated by commas (white space and
+ * empty entries ignored, so a trailing comma is harmless). proxy-addr also matches IPv4-mapped IPv6 addresses
+ * (`::ffff:10.0.0.1`) against IPv4 rules.
+ */
+export function compileAllowlist(nodeName: string, value: unknown): IpAllowlist | undefined {
+  if (value === undefined || value === '' || value === null) return undefined;
+  if (typeof value !== 'string') {
+    throw new WebhookError('WEBHOOK_INVALID_NODE', `Webhook node "${nodeName}": options.ipWhitelist must be a comma-separated string.`);
+  }
+  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  if (entries.length === 0) return undefined;
+  for (const entry of entries) {
+    try {
+      proxyaddr.compile(entry);
+    } catch {
+      throw new WebhookError('WEBHOOK_INVALID_NODE', `Webhook node "${nodeName}": options.ipWhitelist has "${entry}", which is not an IP address or CIDR range.`, {
+        hint: 'Use addresses such as 203.0.113.7 or 2001:db8::1, and ranges such as 10.0.0.0/8 or 2001:db8::/32.',
+      });
+    }
+  }
+  const trusted = proxyaddr.compile(entries);
+  return (address) => trusted(address, 0);
+}
+
+/** `allowedOrigins`: `*` or a comma-separated list of origins (trailing slashes dropped); blank means no CORS. */
+export function parseAllowedOrigins(value: unknown): AllowedOrigins | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const entries = value.split(',').map((entry) => entry.trim().replace(/\/+$/, '')).filter((entry) => entry !== '');
+  return entries.includes('*') ? '*' : entries;
+}
+
+/*
+ * `responseHeaders`: names must be tokens, values must not carry CR/LF (no header injection), and headers that
+ * belong to the connection or to the host's security policy are refused.
+ */
 
 const TOKEN = /^[!#$%&'*+.^\w`|~-]+$/;
 const SAFE_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;

@@ -1,29 +1,13 @@
 /**
- * The Webhook node: defaults and checks of its parameters, applied once at activation, so that nothing on the
- * request path re-reads raw parameters.
+ * Turns a workflow into the webhooks it registers, one per (node, method): the Webhook node's defaults and checks,
+ * applied once at activation, so that nothing on the request path re-reads raw parameters. Every registry uses it.
  */
 import { webhookOptionDefault, webhookParameterDefault } from '../../definitions/webhook-node-description.js';
 import { WebhookError } from '../errors.js';
-import { parseAllowedOrigins } from '../guards/cors.js';
-import { compileAllowlist } from '../guards/ip-allowlist.js';
 import { isDynamicPath, normalizeWebhookPath } from './paths.js';
-import { resolveResponseHeaders } from './node-options.js';
-import {
-  AUTHENTICATIONS,
-  HTTP_METHODS,
-  RESPONSE_DATA,
-  RESPONSE_MODES,
-  type Authentication,
-  type HttpMethod,
-  type RegisteredWebhook,
-  type ResponseData,
-  type ResponseMode,
-  type ResolvedWebhookParameters,
-  type WebhookNode,
-  type WebhookKind,
-  type WebhookNodeParameters,
-  type WorkflowWebhooks,
-} from '../types.js';
+import { compileAllowlist, parseAllowedOrigins, resolveResponseHeaders } from './node-options.js';
+import { AUTHENTICATIONS, HTTP_METHODS, RESPONSE_DATA, RESPONSE_MODES, type Authentication, type HttpMethod, type ResponseData, type ResponseMode, type WebhookNode, type WebhookKind, type WebhookNodeParameters, type WorkflowWebhooks } from '../types.js';
+import { type RegisteredWebhook, type ResolvedWebhookParameters } from './contract.js';
 
 /** Defaults come from the node's own description, so the editor and the middleware cannot disagree. */
 const DEFAULTS = {

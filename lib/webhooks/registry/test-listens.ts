@@ -8,17 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { WebhookConflictError } from '../errors.js';
 import { RouteTable, routeKey } from './route-table.js';
 import { resolveWorkflowWebhooks } from './resolve-workflow.js';
-import type {
-  NotListeningReason,
-  RegisteredWebhook,
-  TestCallClaim,
-  TestListenEvent,
-  TestListenHandle,
-  TestListenOptions,
-  TestListenResult,
-  WebhookLookup,
-  WorkflowWebhooks,
-} from '../types.js';
+import type { WorkflowWebhooks } from '../types.js';
+import type { NotListeningReason, RegisteredWebhook, TestCallClaim, TestListenEvent, TestListenHandle, TestListenOptions, TestListenResult, WebhookLookup } from './contract.js';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 24 * 60 * 60 * 1000;

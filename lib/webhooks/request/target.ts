@@ -1,5 +1,5 @@
 /**
- * First stage: decide whether a request is addressed to a webhook prefix at all, and split its URL once.
+ * The request target: decide whether a request is addressed to a webhook prefix at all, and split its URL once.
  * Requests outside the prefixes are none of our business and fall through to the host's next handler.
  */
 import type { IncomingMessage } from 'node:http';

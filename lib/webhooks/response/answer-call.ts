@@ -1,53 +1,29 @@
 /**
- * Fifth and sixth stages wired for one matched call: run the executor under the response deadline and answer as
- * the node's responseMode says. Every outcome is one of: an answer written here, or a WebhookError thrown to the
- * middleware's single error writer.
+ * Answers one matched call as the node's responseMode says: at once (onReceived), from the workflow's output under
+ * the response deadline (lastNode), or from the workflow's own respond() (responseNode). Every outcome is one of:
+ * an answer written here, or a WebhookError thrown to the middleware's single error writer.
  */
 import type { ServerResponse } from 'node:http';
 import { withDeadline, type DeadlineSettings } from '../run/deadline.js';
-import { toWebhookError, WebhookError } from '../errors.js';
-import type { CallEvents } from '../events.js';
-import { executeWorkflow } from '../run/execute.js';
+import { WebhookError } from '../errors.js';
+import { reportedExecution, type ExecutionReporting } from '../run/execute.js';
 import { buildReceivedResponse, buildResultResponse, finalizeResponse, type ResponsePlan } from './build-plan.js';
 import type { Responder } from './workflow-responder.js';
 import { writeResponse } from './write-plan.js';
-import type { ExecutionResult, ResolvedWebhookParameters, WebhookExecutor, WebhookRun } from '../types.js';
+import type { ExecutionResult } from '../types.js';
+import type { ResolvedWebhookParameters } from '../registry/contract.js';
 
-export interface Call {
+export interface Call extends ExecutionReporting {
   res: ServerResponse;
-  run: WebhookRun;
-  executor: WebhookExecutor;
   parameters: ResolvedWebhookParameters;
   responder: Responder;
   /** Aborts run.signal (deadline passed). */
   abort(reason: WebhookError): void;
   deadline: DeadlineSettings;
-  events: CallEvents;
-  report(error: WebhookError): void;
-  /** Learns how the executor ended (a test listener gets the output). */
-  onSettled?: (outcome: { output?: ExecutionResult; error?: WebhookError }) => void;
 }
 
 export function writeSuccess(call: Pick<Call, 'res' | 'parameters'>, plan: ResponsePlan): Promise<void> | undefined {
   return writeResponse(call.res, finalizeResponse(call.parameters, plan));
-}
-
-/** Runs the executor once, reporting its outcome; the promise rejects with a WebhookError on failure. */
-function execute(call: Call): Promise<ExecutionResult> {
-  const { run, events } = call;
-  const where = { workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode };
-  events.emit({ type: 'started', ...where });
-  return executeWorkflow(call.executor, run).then((result) => {
-    events.emit({ type: 'executed', ...where, items: result.items.length });
-    call.onSettled?.({ output: result });
-    return result;
-  }, (thrown: unknown) => {
-    const error = toWebhookError(thrown);
-    events.emit({ type: 'failed', ...where, error });
-    call.report(error);
-    call.onSettled?.({ error });
-    throw error;
-  });
 }
 
 function onTimeout(call: Call): (error: WebhookError) => void {
@@ -71,7 +47,7 @@ export interface StartedCall {
 
 /** Starts the workflow and the answer as the node's responseMode says. */
 export function startCall(call: Call): StartedCall {
-  const execution = execute(call);
+  const execution = reportedExecution(call);
   const ended = execution.then(() => undefined, () => undefined);
   return { answer: answer(call, execution), ended };
 }

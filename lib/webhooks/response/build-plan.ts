@@ -1,9 +1,10 @@
 /**
- * Sixth stage: the HTTP answer a call gets, built from the node's response settings and the workflow's output.
- * Pure functions returning a plan; `send-response.ts` writes plans to the socket.
+ * Response plans: the HTTP answer a call gets, built from the node's response settings and the workflow's output.
+ * Pure functions returning a plan; `write-plan.ts` writes them to the socket.
  */
 import { WebhookError } from '../errors.js';
-import type { ExecutionResult, ResolvedWebhookParameters } from '../types.js';
+import type { ExecutionResult } from '../types.js';
+import type { ResolvedWebhookParameters } from '../registry/contract.js';
 
 export interface ResponsePlan {
   status: number;

@@ -1,5 +1,5 @@
 /**
- * Fourth stage: build the trigger's output item and the run handed to the executor. With several methods the
+ * Dispatch: build the trigger's output item and the run handed to the executor. With several methods the
  * item goes out on the output of the call's method only (spec 4.4).
  */
 import type { IncomingMessage } from 'node:http';

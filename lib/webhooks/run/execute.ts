@@ -1,8 +1,10 @@
 /**
- * Fifth stage: run the host's executor and check what it gives back. Whatever goes wrong inside the workflow
- * (a throw, a rejection with anything, a malformed result) becomes one WebhookError; nothing escapes.
+ * Execute: run the host's executor and check what it gives back. Whatever goes wrong inside the workflow
+ * (a throw, a rejection with anything, a malformed result) becomes one WebhookError; nothing escapes. The outcome is
+ * reported as events, to the host's failure logger, and to a test listener waiting for it.
  */
-import { WebhookError } from '../errors.js';
+import { toWebhookError, WebhookError } from '../errors.js';
+import type { CallEvents } from '../events.js';
 import type { ExecutionHint, ExecutionResult, Item, WebhookExecutor, WebhookRun } from '../types.js';
 
 function isItem(value: unknown): value is Item {
@@ -43,4 +45,32 @@ export async function executeWorkflow(executor: WebhookExecutor, run: WebhookRun
     throw new WebhookError('WORKFLOW_FAILED', 'Error in workflow', { cause: error });
   }
   return checkResult(result);
+}
+
+/** Who hears how a run ended. */
+export interface ExecutionReporting {
+  run: WebhookRun;
+  executor: WebhookExecutor;
+  events: CallEvents;
+  report(error: WebhookError): void;
+  /** Learns how the executor ended (a test listener gets the output). */
+  onSettled?: ((outcome: { output?: ExecutionResult; error?: WebhookError }) => void) | undefined;
+}
+
+/** Runs the executor once, reporting its outcome; the promise rejects with a WebhookError on failure. */
+export function reportedExecution(execution: ExecutionReporting): Promise<ExecutionResult> {
+  const { run, events } = execution;
+  const where = { workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode };
+  events.emit({ type: 'started', ...where });
+  return executeWorkflow(execution.executor, run).then((result) => {
+    events.emit({ type: 'executed', ...where, items: result.items.length });
+    execution.onSettled?.({ output: result });
+    return result;
+  }, (thrown: unknown) => {
+    const error = toWebhookError(thrown);
+    events.emit({ type: 'failed', ...where, error });
+    execution.report(error);
+    execution.onSettled?.({ error });
+    throw error;
+  });
 }
