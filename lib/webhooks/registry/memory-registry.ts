@@ -4,11 +4,18 @@
  * what a remote store (Redis) implements too.
  */
 import { WebhookConflictError } from '../errors.js';
-import { RouteTable, routeKey } from './route-table.js';
+import { RouteTable } from './route-table.js';
 import { TestListens } from './test-listens.js';
 import { resolveWorkflowWebhooks } from './resolve-workflow.js';
 import type { WebhookKind, WorkflowWebhooks } from '../types.js';
-import type { RegisteredWebhook, TestCallClaim, TestListenHandle, TestListenOptions, WebhookLookup, WebhookRegistry } from './contract.js';
+import type {
+  RegisteredWebhook,
+  TestCallClaim,
+  TestListenHandle,
+  TestListenOptions,
+  WebhookLookup,
+  WebhookRegistry,
+} from './contract.js';
 
 /** Runs `work` now and hands its result or its throw over as a promise. */
 function settle<T>(work: () => T): Promise<T> {
@@ -53,15 +60,8 @@ export class MemoryWebhookRegistry implements WebhookRegistry {
   #activate(workflow: WorkflowWebhooks): RegisteredWebhook[] {
     const webhooks = resolveWorkflowWebhooks(workflow, 'production');
     const compiled = RouteTable.compile(webhooks);
-    const claimed = new Map<string, RegisteredWebhook>();
     // Check everything before touching the table: activation is all or nothing.
     for (const webhook of webhooks) {
-      const key = routeKey(webhook);
-      const twin = claimed.get(key);
-      if (twin !== undefined) {
-        throw new WebhookConflictError(twin, 'Two Webhook nodes of this workflow use the same path and method; change one of them.');
-      }
-      claimed.set(key, webhook);
       const owner = this.#production.owner(webhook);
       if (owner !== undefined && owner.workflowId !== webhook.workflowId) throw new WebhookConflictError(owner);
     }

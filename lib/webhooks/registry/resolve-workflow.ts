@@ -3,11 +3,25 @@
  * applied once at activation, so that nothing on the request path re-reads raw parameters. Every registry uses it.
  */
 import { webhookOptionDefault, webhookParameterDefault } from '../../definitions/webhook-node-description.js';
-import { WebhookError } from '../errors.js';
+import { WebhookConflictError, WebhookError } from '../errors.js';
 import { isDynamicPath, normalizeWebhookPath } from './paths.js';
 import { compileAllowlist, parseAllowedOrigins, resolveResponseHeaders } from './node-options.js';
-import { AUTHENTICATIONS, HTTP_METHODS, RESPONSE_DATA, RESPONSE_MODES, type Authentication, type HttpMethod, type ResponseData, type ResponseMode, type WebhookNode, type WebhookKind, type WebhookNodeParameters, type WorkflowWebhooks } from '../types.js';
-import { type RegisteredWebhook, type ResolvedWebhookParameters } from './contract.js';
+import { routeKey } from './route-table.js';
+import {
+  AUTHENTICATIONS,
+  HTTP_METHODS,
+  RESPONSE_DATA,
+  RESPONSE_MODES,
+  type Authentication,
+  type HttpMethod,
+  type ResponseData,
+  type ResponseMode,
+  type WebhookNode,
+  type WebhookKind,
+  type WebhookNodeParameters,
+  type WorkflowWebhooks,
+} from '../types.js';
+import type { RegisteredWebhook, ResolvedWebhookParameters } from './contract.js';
 
 /** Defaults come from the node's own description, so the editor and the middleware cannot disagree. */
 const DEFAULTS = {
@@ -124,7 +138,10 @@ export function resolvePath(node: WebhookNode): string {
   return isDynamicPath(path) && webhookId !== '' ? `${webhookId}/${path}` : path;
 }
 
-/** All webhooks a workflow registers, one per (node, method); throws on the first unusable node. */
+/**
+ * All webhooks a workflow registers, one per (node, method); throws WEBHOOK_INVALID_NODE on the first unusable node,
+ * and WebhookConflictError when two of its nodes take the same path and method.
+ */
 export function resolveWorkflowWebhooks(workflow: WorkflowWebhooks, kind: WebhookKind = 'production'): RegisteredWebhook[] {
   if (typeof workflow !== 'object' || workflow === null) {
     throw new WebhookError('WEBHOOK_INVALID_NODE', 'A workflow must be an object with workflowId and nodes.');
@@ -159,5 +176,19 @@ export function resolveWorkflowWebhooks(workflow: WorkflowWebhooks, kind: Webhoo
       });
     });
   }
+  refuseTwins(webhooks);
   return webhooks;
+}
+
+/** Two nodes of one workflow on one address could never both be served: the workflow is refused whole. */
+function refuseTwins(webhooks: readonly RegisteredWebhook[]): void {
+  const seen = new Map<string, RegisteredWebhook>();
+  for (const webhook of webhooks) {
+    const key = routeKey(webhook);
+    const twin = seen.get(key);
+    if (twin !== undefined) {
+      throw new WebhookConflictError(twin, 'Two Webhook nodes of this workflow use the same path and method; change one of them.');
+    }
+    seen.set(key, webhook);
+  }
 }

@@ -50,7 +50,11 @@ export class RouteTable {
     return this.#dynamicByShape.get(pathShape(webhook.path))?.byMethod.get(webhook.method);
   }
 
-  add(webhook: RegisteredWebhook, compiled: ReadonlyMap<string, CompiledPath>): void {
+  /**
+   * Adds a webhook, replacing the one on the same method and path (shape). `compiled` is what `compile()` gave for
+   * its set; without it a dynamic path is compiled here.
+   */
+  add(webhook: RegisteredWebhook, compiled?: ReadonlyMap<string, CompiledPath>): void {
     if (!webhook.isDynamic) {
       let methods = this.#staticRoutes.get(webhook.path);
       if (methods === undefined) this.#staticRoutes.set(webhook.path, (methods = Object.create(null) as Methods));
@@ -60,7 +64,7 @@ export class RouteTable {
     const shape = pathShape(webhook.path);
     let route = this.#dynamicByShape.get(shape);
     if (route === undefined) {
-      route = { shape, compiled: compiled.get(webhook.path) ?? compileDynamicPath(webhook.path), byMethod: new Map() };
+      route = { shape, compiled: compiled?.get(webhook.path) ?? compileDynamicPath(webhook.path), byMethod: new Map() };
       this.#dynamicByShape.set(shape, route);
       let bucket = this.#dynamicBySegments.get(route.compiled.segmentCount);
       if (bucket === undefined) this.#dynamicBySegments.set(route.compiled.segmentCount, (bucket = new Map()));

@@ -6,10 +6,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WebhookConflictError } from '../errors.js';
-import { RouteTable, routeKey } from './route-table.js';
+import { RouteTable } from './route-table.js';
 import { resolveWorkflowWebhooks } from './resolve-workflow.js';
 import type { WorkflowWebhooks } from '../types.js';
-import type { NotListeningReason, RegisteredWebhook, TestCallClaim, TestListenEvent, TestListenHandle, TestListenOptions, TestListenResult, WebhookLookup } from './contract.js';
+import type {
+  NotListeningReason,
+  RegisteredWebhook,
+  TestCallClaim,
+  TestListenEvent,
+  TestListenHandle,
+  TestListenOptions,
+  TestListenResult,
+  WebhookLookup,
+} from './contract.js';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 24 * 60 * 60 * 1000;
@@ -45,11 +54,7 @@ export class TestListens {
     const timeoutMs = checkTimeout(options.timeoutMs);
     const webhooks = resolveWorkflowWebhooks(workflow, 'test');
     const compiled = RouteTable.compile(webhooks);
-    const claimed = new Set<string>();
     for (const webhook of webhooks) {
-      const key = routeKey(webhook);
-      if (claimed.has(key)) throw new WebhookConflictError(webhook, 'Two Webhook nodes of this workflow use the same path and method; change one of them.');
-      claimed.add(key);
       const owner = this.#routes.owner(webhook);
       if (owner !== undefined && owner.workflowId !== webhook.workflowId) throw new WebhookConflictError(owner);
     }
@@ -141,7 +146,7 @@ export class TestListens {
     for (const webhook of listen.webhooks) {
       this.#routes.remove(webhook);
       this.#forget(webhook);
-      this.#ended.add(webhook, new Map());
+      this.#ended.add(webhook);
       this.#endings.set(webhook, reason);
     }
     while (this.#endings.size > REMEMBERED_ENDINGS) {
