@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WebhookConflictError } from '../errors.js';
-import { RouteTable } from './route-table.js';
+import { TestAddresses } from './test-addresses.js';
 import { resolveWorkflowWebhooks } from './resolve-workflow.js';
 import type { WorkflowWebhooks } from '../types.js';
 import type {
@@ -22,8 +22,6 @@ import type {
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 24 * 60 * 60 * 1000;
-/** Ended addresses remembered for "why" answers; the oldest are forgotten first. */
-const REMEMBERED_ENDINGS = 1000;
 
 interface Listen {
   id: string;
@@ -35,7 +33,8 @@ interface Listen {
   resolve: (result: TestListenResult) => void;
 }
 
-function checkTimeout(value: unknown): number {
+/** The listen window: 120 s by default, refused when not a positive number of milliseconds up to a day. */
+export function checkListenTimeout(value: unknown): number {
   if (value === undefined) return DEFAULT_TIMEOUT_MS;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_TIMEOUT_MS) {
     throw new TypeError(`workflow-webhooks: listenForTest timeoutMs must be a positive number of milliseconds up to ${MAX_TIMEOUT_MS}.`);
@@ -44,18 +43,15 @@ function checkTimeout(value: unknown): number {
 }
 
 export class TestListens {
-  readonly #routes = new RouteTable();
-  readonly #ended = new RouteTable();
-  readonly #endings = new Map<RegisteredWebhook, NotListeningReason>();
+  readonly #addresses = new TestAddresses();
   readonly #listens = new Map<string, Listen>();
   readonly #byWorkflow = new Map<string, Listen>();
 
   listen(workflow: WorkflowWebhooks, options: TestListenOptions = {}): TestListenHandle {
-    const timeoutMs = checkTimeout(options.timeoutMs);
+    const timeoutMs = checkListenTimeout(options.timeoutMs);
     const webhooks = resolveWorkflowWebhooks(workflow, 'test');
-    const compiled = RouteTable.compile(webhooks);
     for (const webhook of webhooks) {
-      const owner = this.#routes.owner(webhook);
+      const owner = this.#addresses.owner(webhook);
       if (owner !== undefined && owner.workflowId !== webhook.workflowId) throw new WebhookConflictError(owner);
     }
     const earlier = this.#byWorkflow.get(workflow.workflowId);
@@ -75,10 +71,7 @@ export class TestListens {
       emit: safeListener(options.onEvent),
       resolve,
     };
-    for (const webhook of listening) {
-      this.#forget(webhook);
-      this.#routes.add(webhook, compiled);
-    }
+    this.#addresses.open(listening);
     this.#listens.set(id, listen);
     this.#byWorkflow.set(workflow.workflowId, listen);
     listen.emit({ type: 'listening', listenId: id, workflowId: listen.workflowId, expiresAt });
@@ -95,11 +88,7 @@ export class TestListens {
   }
 
   lookup(method: string, path: string): WebhookLookup {
-    const hit = this.#routes.lookup(method, path);
-    if (hit.found || hit.methods.length > 0) return hit;
-    const ended = this.#ended.lookup(method, path);
-    if (!ended.found) return { found: false, methods: [], reason: 'neverListened' };
-    return { found: false, methods: [], reason: this.#endings.get(ended.webhook) ?? 'neverListened' };
+    return this.#addresses.lookup(method, path);
   }
 
   claim(webhook: RegisteredWebhook): TestCallClaim | undefined {
@@ -143,34 +132,17 @@ export class TestListens {
   }
 
   #unlisten(listen: Listen, reason: NotListeningReason): void {
-    for (const webhook of listen.webhooks) {
-      this.#routes.remove(webhook);
-      this.#forget(webhook);
-      this.#ended.add(webhook);
-      this.#endings.set(webhook, reason);
-    }
-    while (this.#endings.size > REMEMBERED_ENDINGS) {
-      const oldest = this.#endings.keys().next().value as RegisteredWebhook;
-      this.#ended.remove(oldest);
-      this.#endings.delete(oldest);
-    }
-  }
-
-  /** Drops the remembered ending of the same address, so a new listen or ending replaces it. */
-  #forget(webhook: RegisteredWebhook): void {
-    const previous = this.#ended.owner(webhook);
-    if (previous === undefined) return;
-    this.#ended.remove(previous);
-    this.#endings.delete(previous);
+    this.#addresses.close(listen.webhooks, reason);
   }
 }
 
-function safeListener(listener: TestListenOptions['onEvent']): (event: TestListenEvent) => void {
+/** A listen's onEvent, made safe: an editor's listener must not break the call it watches. */
+export function safeListener(listener: TestListenOptions['onEvent']): (event: TestListenEvent) => void {
   return (event) => {
     try {
       listener?.(event);
     } catch {
-      // An editor's listener must not break the call it watches.
+      // Ignored on purpose: see above.
     }
   };
 }
