@@ -82,6 +82,8 @@ export const ERROR_CODES = {
   WORKFLOW_NO_ITEM: 500,
   /** The workflow did not answer before the response deadline (`responseTimeoutMs`); status set by `timeoutStatus`. */
   WORKFLOW_TIMEOUT: 524,
+  /** The shared registry's store (Redis) cannot be reached: changes are refused; calls too, once past `staleAfterMs`. */
+  REGISTRY_UNAVAILABLE: 503,
   /** An unexpected failure inside the middleware. */
   INTERNAL_ERROR: 500,
 } as const satisfies Record<string, number>;

@@ -1,0 +1,41 @@
+/**
+ * The part of a node-redis client (the `redis` package, 5 or later) the registry uses, as a structural type: the
+ * package is never imported, so hosts without Redis never load it and no node-redis type reaches our .d.ts.
+ * Commands go through `sendCommand`, the most stable surface across client versions; the scripts answer plain arrays
+ * under RESP2 and RESP3 alike.
+ */
+export interface RedisClientLike {
+  /** A new, unconnected client with the same options; the registry opens its own connections this way. */
+  duplicate(overrides?: { disableOfflineQueue?: boolean }): RedisClientLike;
+  connect(): Promise<unknown>;
+  destroy(): unknown;
+  on(event: 'error' | 'ready', listener: (...args: unknown[]) => void): unknown;
+  sendCommand(args: ReadonlyArray<string>): Promise<unknown>;
+}
+
+/** A Redis error reply (a script error, a wrong type): the server answered, so the connection is fine. */
+export function isReplyError(error: unknown): boolean {
+  for (let proto = Object.getPrototypeOf(error) as object | null; proto !== null; proto = Object.getPrototypeOf(proto) as object | null) {
+    if ((proto as { constructor?: { name?: string } }).constructor?.name === 'ErrorReply') return true;
+  }
+  return false;
+}
+
+/**
+ * Closes a client the registry opened, for good. node-redis may finish a reconnect that was under way when
+ * destroy() was called and come back "ready"; the ready listener closes it again.
+ */
+export function discard(client: RedisClientLike): void {
+  client.on('ready', () => {
+    try {
+      client.destroy();
+    } catch {
+      // Already closed: nothing left to release.
+    }
+  });
+  try {
+    client.destroy();
+  } catch {
+    // Already closed.
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * workflow-webhooks/redis: one registry shared by every instance of a backend, through Redis (node-redis 5 or
+ * later, an optional peer: only hosts that import this entry need it).
+ * @module
+ */
+export { RedisWebhookRegistry, type RedisRegistryHealth } from './registry.js';
+export type { RedisRegistryEvent, RedisWebhookRegistryOptions } from './options.js';
+export type { RedisClientLike } from './client.js';

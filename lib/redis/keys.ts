@@ -1,0 +1,42 @@
+/**
+ * Where the Redis registry keeps its state: every key under the prefix, so one Redis can hold several registries
+ * and a cleanup is one pattern. On Redis Cluster, give a prefix with a hash tag (`{workflow-webhooks}:`) so that
+ * the scripts' keys share a slot.
+ */
+export interface RegistryKeys {
+  /** String: a random id written when the store is first used; gone means Redis came back empty. */
+  epoch: string;
+  /** String: the number of the last change-log entry. */
+  version: string;
+  /** Stream: every change, in order, read by every instance. */
+  log: string;
+  /** Hash: workflowId → the workflow's JSON, for instances that load everything. */
+  workflows: string;
+  /** Hash: route key (`POST orders`) → the workflowId that holds it. */
+  routes: string;
+  /** Hash: workflowId → JSON list of its route keys. */
+  workflowRoutes: string;
+  /** Hash: listenId → the test listen's record (workflow, route keys, expiry). */
+  listens: string;
+  /** Hash: route key → the listenId listening there. */
+  testRoutes: string;
+  /** Hash: workflowId → its listenId (a workflow listens once at a time). */
+  testWorkflows: string;
+  /** String, expiring: a test call's run or outcome, relayed to the instance holding the listen. */
+  relay(listenId: string, step: 'arrived' | 'settled'): string;
+}
+
+export function registryKeys(prefix: string): RegistryKeys {
+  return {
+    epoch: `${prefix}epoch`,
+    version: `${prefix}version`,
+    log: `${prefix}log`,
+    workflows: `${prefix}workflows`,
+    routes: `${prefix}routes`,
+    workflowRoutes: `${prefix}workflow-routes`,
+    listens: `${prefix}listens`,
+    testRoutes: `${prefix}test-routes`,
+    testWorkflows: `${prefix}test-workflows`,
+    relay: (listenId, step) => `${prefix}relay:${listenId}:${step}`,
+  };
+}

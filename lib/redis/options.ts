@@ -1,0 +1,96 @@
+/**
+ * Options of the Redis registry, checked and defaulted once, in the constructor; nothing deeper reads raw options.
+ */
+import type { WorkflowWebhooks } from '../webhooks/types.js';
+import type { RedisClientLike } from './client.js';
+
+/** What the registry reports about its link to Redis and the state it mirrors. */
+export type RedisRegistryEvent =
+  /** Routes loaded and the change log followed: `ready()` resolved. */
+  | { type: 'ready'; version: number; workflows: number }
+  /** Redis stopped answering: calls are served from memory, changes are refused. */
+  | { type: 'disconnected'; error: Error }
+  /** Redis answers again after `downMs`; what changed meanwhile is read from the log, or reloaded. */
+  | { type: 'reconnected'; downMs: number }
+  /** Everything was loaded again: the log had lost entries this instance missed (`gap`), or the store was reset. */
+  | { type: 'resynced'; reason: 'gap' | 'reset'; version: number; workflows: number }
+  /**
+   * Redis came back empty (restarted without persistence, flushed). This instance keeps serving `workflows` from
+   * memory; activate them again (`for (const w of event.workflows) await registry.activate(w)`) to restore the store.
+   */
+  | { type: 'storeReset'; workflows: WorkflowWebhooks[] }
+  /** Something failed in the background (a relayed test call, a log entry this version cannot read). */
+  | { type: 'error'; error: Error; during: string };
+
+export interface RedisWebhookRegistryOptions {
+  /** A connected node-redis client (5 or later). The registry opens its own connections with `duplicate()`. */
+  client: RedisClientLike;
+  /** Every key starts with it. Default `workflow-webhooks:`. */
+  prefix?: string;
+  /** Longest wait for any Redis command before it counts as unavailable. Default 2000 ms. */
+  commandTimeoutMs?: number;
+  /**
+   * Once cut off from Redis for longer than this, calls are answered 503 `REGISTRY_UNAVAILABLE` instead of from a
+   * table that may be out of date. Default: none, calls are served from memory however long Redis is away.
+   */
+  staleAfterMs?: number;
+  /** Entries the change log keeps; an instance cut off for longer reloads everything. Default 10 000. */
+  changeLogLength?: number;
+  /** Hears every RedisRegistryEvent. Default: disconnections, resets and errors are written to stderr. */
+  onEvent?: (event: RedisRegistryEvent) => void;
+}
+
+export interface ResolvedRedisOptions {
+  client: RedisClientLike;
+  prefix: string;
+  commandTimeoutMs: number;
+  staleAfterMs: number;
+  changeLogLength: number;
+  onEvent: (event: RedisRegistryEvent) => void;
+}
+
+function fail(name: string, rule: string): never {
+  throw new TypeError(`workflow-webhooks/redis: option ${name} ${rule}.`);
+}
+
+function positive(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail(name, 'must be a positive number');
+  return value;
+}
+
+/** Writes what an operator must see to stderr when the host gave no listener of its own. */
+function stderrEvents(event: RedisRegistryEvent): void {
+  if (event.type === 'disconnected') console.error(`workflow-webhooks/redis: Redis is unreachable (${event.error.message}); serving webhooks from memory, changes are refused.`);
+  else if (event.type === 'reconnected') console.error(`workflow-webhooks/redis: Redis is reachable again after ${event.downMs} ms.`);
+  else if (event.type === 'storeReset') console.error(`workflow-webhooks/redis: Redis came back empty; ${event.workflows.length} workflows are served from memory until they are activated again.`);
+  else if (event.type === 'error') console.error(`workflow-webhooks/redis: failed while ${event.during}:`, event.error);
+}
+
+export function resolveRedisOptions(options: RedisWebhookRegistryOptions): ResolvedRedisOptions {
+  if (typeof options !== 'object' || options === null) fail('object', 'is required: new RedisWebhookRegistry({ client })');
+  const { client } = options;
+  if (typeof client?.duplicate !== 'function' || typeof client.sendCommand !== 'function') {
+    fail('client', 'must be a node-redis client (createClient() from the redis package, version 5 or later)');
+  }
+  const prefix = options.prefix ?? 'workflow-webhooks:';
+  if (typeof prefix !== 'string') fail('prefix', 'must be a string');
+  const changeLogLength = positive('changeLogLength', options.changeLogLength, 10_000);
+  if (!Number.isInteger(changeLogLength) || changeLogLength < 100) fail('changeLogLength', 'must be an integer of at least 100');
+  if (options.onEvent !== undefined && typeof options.onEvent !== 'function') fail('onEvent', 'must be a function');
+  const listener = options.onEvent ?? stderrEvents;
+  return {
+    client,
+    prefix,
+    commandTimeoutMs: positive('commandTimeoutMs', options.commandTimeoutMs, 2000),
+    staleAfterMs: positive('staleAfterMs', options.staleAfterMs, Number.POSITIVE_INFINITY),
+    changeLogLength,
+    onEvent: (event) => {
+      try {
+        listener(event);
+      } catch {
+        // A host's listener must not break the registry.
+      }
+    },
+  };
+}

@@ -1,0 +1,282 @@
+/**
+ * The Redis registry: several instances of a backend share one set of webhooks. Changes go through atomic scripts
+ * and a change log; every instance keeps the routes in memory and serves look-ups from there, so Redis is never
+ * on the request path. Without Redis, calls keep being served from memory and changes are refused.
+ */
+import { randomUUID } from 'node:crypto';
+import { WebhookError } from '../webhooks/errors.js';
+import { resolveWorkflowWebhooks } from '../webhooks/registry/resolve-workflow.js';
+import { routeKey } from '../webhooks/registry/route-table.js';
+import type {
+  RegisteredWebhook,
+  TestCallClaim,
+  TestListenHandle,
+  TestListenOptions,
+  WebhookLookup,
+  WebhookRegistry,
+} from '../webhooks/registry/contract.js';
+import type { WebhookKind, WorkflowWebhooks } from '../webhooks/types.js';
+import { conflictFrom } from './conflicts.js';
+import { registryKeys, type RegistryKeys } from './keys.js';
+import { RedisLink, unavailable } from './link.js';
+import { LogReader, type LogEntry, type LogPosition } from './log-reader.js';
+import { resolveRedisOptions, type RedisWebhookRegistryOptions, type ResolvedRedisOptions } from './options.js';
+import { ProductionMirror } from './production-mirror.js';
+import { ACTIVATE, DEACTIVATE, ENSURE_EPOCH, type Script } from './scripts.js';
+import { loadSnapshot } from './snapshot.js';
+import { RedisTestListens } from './test-listens.js';
+
+export interface RedisRegistryHealth {
+  /** `degraded`: Redis does not answer; calls are served from memory, changes are refused. */
+  status: 'starting' | 'ready' | 'degraded' | 'closed';
+  /** Milliseconds since Redis last answered this instance. */
+  sinceContactMs: number;
+  /** False once cut off for longer than `staleAfterMs`: calls are then answered 503. */
+  serving: boolean;
+  /** Number of the last change this instance applied. */
+  version: number;
+  workflows: number;
+  testListens: number;
+}
+
+function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}
+
+export class RedisWebhookRegistry implements WebhookRegistry {
+  readonly #options: ResolvedRedisOptions;
+  readonly #keys: RegistryKeys;
+  readonly #link: RedisLink;
+  readonly #production = new ProductionMirror();
+  readonly #tests: RedisTestListens;
+  #reader: LogReader | undefined;
+  #epoch = '';
+  /** Redis' clock minus this machine's, measured at each load. */
+  #clockOffset = 0;
+  #state: 'new' | 'starting' | 'ready' | 'closed' = 'new';
+  #starting: Promise<void> | undefined;
+  #resetting: Promise<LogPosition> | undefined;
+  #connected = false;
+  #lastContact = 0;
+
+  constructor(options: RedisWebhookRegistryOptions) {
+    this.#options = resolveRedisOptions(options);
+    this.#keys = registryKeys(this.#options.prefix);
+    this.#link = new RedisLink(this.#options.client, this.#options.commandTimeoutMs, () => undefined);
+    this.#tests = new RedisTestListens({
+      keys: this.#keys,
+      instanceId: randomUUID(),
+      change: (script, keys, args, doing) => this.#change(script, keys, args, doing),
+      read: async (key, doing) => await this.#link.command(['GET', key], doing) as string | null,
+      redisNow: () => Date.now() + this.#clockOffset,
+      report: (error, during) => this.#options.onEvent({ type: 'error', error: asError(error), during }),
+    });
+  }
+
+  /**
+   * Loads every route and starts following the change log. Rejects with REGISTRY_UNAVAILABLE when Redis cannot be
+   * reached; calling it again tries again. Every other method waits for it.
+   */
+  ready(): Promise<void> {
+    if (this.#state === 'closed') return Promise.reject(new WebhookError('REGISTRY_UNAVAILABLE', 'The Redis webhook registry was closed.'));
+    this.#starting ??= this.#start().catch((error: unknown) => {
+      this.#starting = undefined;
+      this.#state = 'new';
+      throw error;
+    });
+    return this.#starting;
+  }
+
+  async activate(workflow: WorkflowWebhooks): Promise<RegisteredWebhook[]> {
+    resolveWorkflowWebhooks(workflow);
+    // What other instances will resolve: the workflow as JSON carries it.
+    const plain = JSON.parse(JSON.stringify(workflow)) as WorkflowWebhooks;
+    const webhooks = resolveWorkflowWebhooks(plain);
+    const keys = this.#keys;
+    const reply = await this.#change(ACTIVATE, [keys.workflows, keys.routes, keys.workflowRoutes],
+      [plain.workflowId, JSON.stringify(plain), ...new Set(webhooks.map(routeKey))], `activating workflow "${plain.workflowId}"`);
+    if (reply[0] === 'CONFLICT') throw conflictFrom(String(reply[1]), String(reply[2]), String(reply[3] || '{}'), 'production');
+    this.#applyOwn(plain.workflowId, { workflow: plain, webhooks }, Number(reply[1]));
+    return [...webhooks];
+  }
+
+  async deactivate(workflowId: string): Promise<boolean> {
+    const keys = this.#keys;
+    const served = this.#production.has(workflowId);
+    const reply = await this.#change(DEACTIVATE, [keys.workflows, keys.routes, keys.workflowRoutes], [workflowId],
+      `deactivating workflow "${workflowId}"`);
+    this.#applyOwn(workflowId, undefined, Number(reply[1]));
+    return reply[0] === 'OK' || served;
+  }
+
+  lookup(kind: WebhookKind, method: string, path: string): Promise<WebhookLookup> {
+    try {
+      this.#checkServing();
+      return Promise.resolve(kind === 'production' ? this.#production.routes.lookup(method, path) : this.#tests.lookup(method, path));
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  async listenForTest(workflow: WorkflowWebhooks, options?: TestListenOptions): Promise<TestListenHandle> {
+    await this.ready();
+    return this.#tests.listen(workflow, options);
+  }
+
+  async claimTestCall(webhook: RegisteredWebhook): Promise<TestCallClaim | undefined> {
+    await this.ready();
+    return this.#tests.claim(webhook);
+  }
+
+  /** The production webhooks this instance serves, for introspection. */
+  list(workflowId?: string): RegisteredWebhook[] {
+    return this.#production.list(workflowId);
+  }
+
+  health(): RedisRegistryHealth {
+    const sinceContactMs = this.#lastContact === 0 ? 0 : Date.now() - this.#lastContact;
+    const status = this.#state === 'ready' ? (this.#connected ? 'ready' : 'degraded') : this.#state === 'closed' ? 'closed' : 'starting';
+    return {
+      status,
+      sinceContactMs,
+      serving: this.#state === 'ready' && (this.#connected || sinceContactMs <= this.#options.staleAfterMs),
+      version: this.#reader?.position.version ?? 0,
+      workflows: this.#production.size,
+      testListens: this.#tests.size,
+    };
+  }
+
+  /** Stops following the log and closes the registry's own connections; this instance's test listens are cancelled. */
+  async close(): Promise<void> {
+    if (this.#state === 'closed') return;
+    await this.#starting?.catch(() => undefined);
+    await this.#tests.close();
+    this.#state = 'closed';
+    await this.#reader?.stop();
+    this.#link.close();
+  }
+
+  async #start(): Promise<void> {
+    this.#state = 'starting';
+    this.#epoch = String(await this.#link.script(ENSURE_EPOCH, [this.#keys.epoch], [randomUUID()], 'starting the webhook registry'));
+    const position = await this.#load(false);
+    // close() may have come while loading.
+    if (this.#isClosed()) return;
+    this.#reader = new LogReader(this.#options.client, this.#keys.log, this.#options.commandTimeoutMs, {
+      apply: (entry) => this.#apply(entry),
+      reload: () => this.#reload(),
+      idle: () => this.#checkEpoch(),
+      contact: (error) => this.#contact(error),
+    }, position);
+    this.#state = 'ready';
+    this.#contact();
+    this.#reader.start();
+    this.#options.onEvent({ type: 'ready', version: position.version, workflows: this.#production.size });
+  }
+
+  /** Rebuilds every table from one atomic snapshot; a snapshot of another epoch means the store was reset. */
+  async #load(reset: boolean): Promise<LogPosition> {
+    const snapshot = await loadSnapshot(this.#link, this.#keys, (error, during) => this.#options.onEvent({ type: 'error', error, during }));
+    if (snapshot.epoch !== this.#epoch) return this.#reset();
+    this.#clockOffset = snapshot.redisNow - Date.now();
+    this.#production.replace(snapshot.workflows, snapshot.position.version, reset);
+    this.#tests.replace(snapshot.listens.filter((record) => record.expiresAt > snapshot.redisNow));
+    return snapshot.position;
+  }
+
+  async #reload(): Promise<LogPosition> {
+    const position = await this.#load(false);
+    this.#options.onEvent({ type: 'resynced', reason: 'gap', version: position.version, workflows: this.#production.size });
+    return position;
+  }
+
+  /** Redis came back empty, or another instance found so first: adopt the new epoch and reload, keeping what is served. */
+  #reset(): Promise<LogPosition> {
+    this.#resetting ??= (async () => {
+      this.#options.onEvent({ type: 'storeReset', workflows: this.#production.workflows() });
+      this.#epoch = String(await this.#link.script(ENSURE_EPOCH, [this.#keys.epoch], [randomUUID()], 'adopting a new store'));
+      const position = await this.#load(true);
+      this.#options.onEvent({ type: 'resynced', reason: 'reset', version: position.version, workflows: this.#production.size });
+      return position;
+    })().finally(() => { this.#resetting = undefined; });
+    return this.#resetting;
+  }
+
+  async #checkEpoch(): Promise<LogPosition | undefined> {
+    const epoch = await this.#link.command(['GET', this.#keys.epoch], 'checking the store');
+    return epoch === this.#epoch ? undefined : this.#reset();
+  }
+
+  /** Runs a guarded script: retried once after a reset, dropped by Redis if it arrives after our deadline. */
+  async #change(script: Script, keys: string[], args: string[], doing: string): Promise<unknown[]> {
+    await this.ready();
+    const { epoch, version, log } = this.#keys;
+    for (let attempt = 0; ; attempt += 1) {
+      const deadline = Date.now() + this.#clockOffset + this.#options.commandTimeoutMs;
+      const reply = await this.#link.script(script, [epoch, version, log, ...keys],
+        [this.#epoch, String(Math.round(deadline)), String(this.#options.changeLogLength), ...args], doing) as unknown[];
+      if (reply[0] === 'EPOCH' && attempt === 0) {
+        await this.#reset();
+        continue;
+      }
+      if (reply[0] === 'EPOCH' || reply[0] === 'LATE') {
+        throw unavailable(new Error(reply[0] === 'LATE' ? 'the change reached Redis after its deadline and was dropped' : 'the store changed meanwhile'), doing);
+      }
+      return reply;
+    }
+  }
+
+  /** Applies this instance's own change at once, unless the log reader has applied it (or later ones) already. */
+  #applyOwn(workflowId: string, change: Parameters<ProductionMirror['apply']>[1], version: number): void {
+    if (version > (this.#reader?.position.version ?? 0)) this.#production.apply(workflowId, change, version);
+  }
+
+  async #apply(entry: LogEntry): Promise<void> {
+    const { op, id = '' } = entry.fields;
+    try {
+      if (op === 'activate') {
+        const workflow = JSON.parse(entry.fields.workflow as string) as WorkflowWebhooks;
+        this.#production.apply(id, { workflow, webhooks: resolveWorkflowWebhooks(workflow) }, entry.version);
+      } else if (op === 'deactivate') {
+        this.#production.apply(id, undefined, entry.version);
+      } else {
+        await this.#tests.apply(entry);
+      }
+    } catch (error) {
+      if (error instanceof WebhookError && error.code === 'REGISTRY_UNAVAILABLE') throw error;
+      this.#options.onEvent({ type: 'error', error: asError(error), during: `applying change ${entry.version} (${String(op)})` });
+    }
+    this.#production.settle(entry.version);
+  }
+
+  #contact(error?: unknown): void {
+    if (error === undefined) {
+      const downMs = this.#lastContact === 0 ? 0 : Date.now() - this.#lastContact;
+      this.#lastContact = Date.now();
+      if (this.#connected) return;
+      this.#connected = true;
+      if (downMs > 0) this.#options.onEvent({ type: 'reconnected', downMs });
+      return;
+    }
+    if (!this.#connected) return;
+    this.#connected = false;
+    this.#options.onEvent({ type: 'disconnected', error: asError(error) });
+  }
+
+  #isClosed(): boolean {
+    return this.#state === 'closed';
+  }
+
+  #checkServing(): void {
+    if (this.#state !== 'ready') {
+      throw new WebhookError('REGISTRY_UNAVAILABLE', 'The webhook registry is not ready.', {
+        hint: 'await registry.ready() before the server takes calls.',
+      });
+    }
+    if (!this.#connected && Date.now() - this.#lastContact > this.#options.staleAfterMs) {
+      throw new WebhookError('REGISTRY_UNAVAILABLE', 'The webhook registry has lost Redis for longer than staleAfterMs allows.', {
+        hint: 'Calls are refused until Redis answers again, so that no call is served from an out-of-date table.',
+      });
+    }
+  }
+}
