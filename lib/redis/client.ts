@@ -25,7 +25,11 @@ export function isReplyError(error: unknown): boolean {
  * Closes a client the registry opened, for good. node-redis may finish a reconnect that was under way when
  * destroy() was called and come back "ready"; the ready listener closes it again.
  */
+const discarded = new WeakSet<RedisClientLike>();
+
 export function discard(client: RedisClientLike): void {
+  if (discarded.has(client)) return;
+  discarded.add(client);
   client.on('ready', () => {
     try {
       client.destroy();

@@ -24,6 +24,12 @@ export function withDeadline<T>(work: Promise<T>, ms: number, onLate: () => Erro
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
+/** node-redis' errors for a command refused before it was written: the client is offline or closed. */
+function neverSent(error: unknown): boolean {
+  const name = (error as { constructor?: { name?: string } } | null)?.constructor?.name;
+  return name === 'ClientOfflineError' || name === 'ClientClosedError';
+}
+
 class DeadlineError extends Error {
   constructor(ms: number) {
     super(`no answer within ${ms} ms`);
@@ -60,19 +66,23 @@ export class RedisLink {
 
   /** Sends one command; `doing` completes the error message ("… while activating a workflow"). */
   async command(args: readonly string[], doing: string): Promise<unknown> {
-    if (this.#closed) throw new WebhookError('REGISTRY_UNAVAILABLE', 'The Redis webhook registry was closed.');
-    let client: RedisClientLike;
-    try {
-      client = await this.#open();
-    } catch (error) {
-      throw unavailable(error, doing);
-    }
-    try {
-      return await withDeadline(client.sendCommand(args), this.#timeoutMs, () => new DeadlineError(this.#timeoutMs));
-    } catch (error) {
-      if (isReplyError(error)) throw error;
-      this.#drop(client);
-      throw unavailable(error, doing);
+    for (let attempt = 0; ; attempt += 1) {
+      if (this.#closed) throw new WebhookError('REGISTRY_UNAVAILABLE', 'The Redis webhook registry was closed.');
+      let client: RedisClientLike;
+      try {
+        client = await this.#open();
+      } catch (error) {
+        throw unavailable(error, doing);
+      }
+      try {
+        return await withDeadline(client.sendCommand(args), this.#timeoutMs, () => new DeadlineError(this.#timeoutMs));
+      } catch (error) {
+        if (isReplyError(error)) throw error;
+        this.#drop(client);
+        // A connection that was already lost never sent the command: one fresh connection may, once.
+        if (attempt === 0 && neverSent(error)) continue;
+        throw unavailable(error, doing);
+      }
     }
   }
 
@@ -95,7 +105,14 @@ export class RedisLink {
 
   #open(): Promise<RedisClientLike> {
     if (this.#client !== undefined) return Promise.resolve(this.#client);
-    this.#opening ??= openDuplicate(this.#source, this.#timeoutMs, this.#onError).then((client) => {
+    let opened: RedisClientLike | undefined;
+    // A connection that reports an error is replaced by the next command, instead of waiting on node-redis' reconnects.
+    const onError = (error: unknown): void => {
+      if (opened !== undefined) this.#drop(opened);
+      this.#onError(error);
+    };
+    this.#opening ??= openDuplicate(this.#source, this.#timeoutMs, onError).then((client) => {
+      opened = client;
       if (this.#closed) {
         discard(client);
         throw new WebhookError('REGISTRY_UNAVAILABLE', 'The Redis webhook registry was closed.');
