@@ -43,10 +43,14 @@ export class ProductionMirror {
     return this.#served.has(workflowId);
   }
 
+  /** Whether change `version` of the workflow is newer than what is served (an older one is never applied). */
+  isNewer(workflowId: string, version: number): boolean {
+    return version > (this.#served.get(workflowId)?.version ?? this.#gone.get(workflowId) ?? 0);
+  }
+
   /** Serves the workflow's webhooks (or none, for a deactivation) as of change `version`, unless newer is known. */
   apply(workflowId: string, change: { workflow: WorkflowWebhooks; webhooks: RegisteredWebhook[] } | undefined, version: number): void {
-    const known = this.#served.get(workflowId)?.version ?? this.#gone.get(workflowId) ?? 0;
-    if (version <= known) return;
+    if (!this.isNewer(workflowId, version)) return;
     this.#kept.delete(workflowId);
     this.#unserve(workflowId);
     if (change === undefined) {

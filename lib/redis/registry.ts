@@ -235,8 +235,11 @@ export class RedisWebhookRegistry implements WebhookRegistry {
     const { op, id = '' } = entry.fields;
     try {
       if (op === 'activate') {
-        const workflow = JSON.parse(entry.fields.workflow as string) as WorkflowWebhooks;
-        this.#production.apply(id, { workflow, webhooks: resolveWorkflowWebhooks(workflow) }, entry.version);
+        // This instance's own activations were applied when their script answered: no need to resolve them again.
+        if (this.#production.isNewer(id, entry.version)) {
+          const workflow = JSON.parse(entry.fields.workflow as string) as WorkflowWebhooks;
+          this.#production.apply(id, { workflow, webhooks: resolveWorkflowWebhooks(workflow) }, entry.version);
+        }
       } else if (op === 'deactivate') {
         this.#production.apply(id, undefined, entry.version);
       } else {

@@ -1,5 +1,6 @@
 import { createClient } from 'redis';
-import type { WebhookRegistry } from 'workflow-webhooks';
+import { expect } from 'chai';
+import type { RegisteredWebhook, WebhookRegistry } from 'workflow-webhooks';
 import { RedisWebhookRegistry } from 'workflow-webhooks/redis';
 import { describeRegistryContract } from '../support/registry-contract/index.js';
 import { REDIS, RedisServer } from '../support/redis-server.js';
@@ -29,6 +30,26 @@ if (findService(REDIS) === undefined) {
   });
   after(async () => {
     await server.stop();
+  });
+
+  describe('RedisWebhookRegistry at scale', function () {
+    this.timeout(20_000);
+    it('lets exactly one of 1 000 racing activations from three instances win; every loser names the winner', async () => {
+      const prefix = `race-${process.pid}:`;
+      const instances = await Promise.all([open(prefix), open(prefix), open(prefix)]);
+      const outcomes = await Promise.allSettled(Array.from({ length: 1000 }, (_, index) =>
+        (instances[index % 3] as RedisWebhookRegistry).activate({ workflowId: `wf-${index}`, workflowName: `Racer ${index}`, nodes: [{ name: 'Webhook', parameters: { path: 'race', httpMethod: 'POST' } }] })));
+      const winners = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? outcome.value : []));
+      expect(winners).to.have.length(1);
+      const winner = winners[0] as RegisteredWebhook;
+      const expected = `The path "race" and method POST are already in use by workflow "${winner.workflowName as string}" (${winner.workflowId}), node "Webhook".`;
+      const messages = new Set(outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [(outcome.reason as Error).message] : [])));
+      expect([...messages]).to.deep.equal([expected]);
+      for (const instance of instances) {
+        await (instance as RedisWebhookRegistry).close();
+        clients.get(instance)?.client.destroy();
+      }
+    });
   });
 
   describeRegistryContract('RedisWebhookRegistry', {
