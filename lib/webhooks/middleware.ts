@@ -21,6 +21,7 @@ import { startCall, writeSuccess, type Call } from './response/answer-call.js';
 import { createResponder, NO_RESPONDER } from './response/workflow-responder.js';
 import { sendError } from './response/error-answer.js';
 import { writeResponse } from './response/write-plan.js';
+import { addHeader } from './response/host-headers.js';
 
 /**
  * Creates the webhook middleware. Mount it anywhere: `app.use('/api/automation', middleware)` serves
@@ -117,7 +118,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
   const { webhook, params } = await matchWebhook(wiring.registry, target, method);
   // CORS goes on the response first: every answer from here on, errors included, must be readable by the browser.
   const cors = corsHeaders(webhook.parameters.allowedOrigins, req.headers.origin);
-  for (const name in cors) res.setHeader(name, cors[name] as string);
+  for (const name in cors) addHeader(res, name, cors[name] as string);
   const guarded = guardCall(req, webhook, wiring.shared.guard);
   const jwtPayload = guarded instanceof Promise ? await guarded : guarded;
   const payload = await parsePayload(req, wiring.shared.payload, webhook.parameters);

@@ -11,9 +11,6 @@ export function errorResponse(error: WebhookError): ResponsePlan {
   return jsonResponse(error.status, error.toJSON(), { ...error.headers });
 }
 
-/** CORS headers set before the guards stay, so a browser caller can read the error. */
-const KEPT = /^(access-control-|vary$)/;
-
 export function sendError(
   res: ServerResponse,
   next: (err?: unknown) => void,
@@ -29,6 +26,7 @@ export function sendError(
     res.destroy();
     return;
   }
-  for (const name of res.getHeaderNames()) if (!KEPT.test(name)) res.removeHeader(name);
+  // Every header set so far stays: the host's own (security policies, request ids) and our CORS headers, so that
+  // a browser caller can read the error.
   writeResponse(res, errorResponse(error));
 }

@@ -2,20 +2,23 @@
 import { createReadStream } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import type { ResponsePlan } from './build-plan.js';
+import { mergeHostHeaders } from './host-headers.js';
 
 /**
- * Writes the plan in one `writeHead` + `end` (headers set earlier with setHeader, such as CORS, are kept). For a
+ * Writes the plan in one `writeHead` + `end`; headers the host set earlier are kept (Vary and a CSP are joined with
+ * the host's, see host-headers.ts). For a
  * streamed file, resolves once the file is on the wire or the connection is gone, so the file is not removed under
  * the stream; everything else is written synchronously and gives undefined.
  */
 export function writeResponse(res: ServerResponse, plan: ResponsePlan): Promise<void> | undefined {
   if (res.headersSent || res.destroyed) return undefined;
+  const headers = mergeHostHeaders(res, plan.headers);
   if (plan.file !== undefined) {
     const sent = new Promise<void>((resolve) => {
       res.once('finish', resolve);
       res.once('close', resolve);
     });
-    res.writeHead(plan.status, plan.headers);
+    res.writeHead(plan.status, headers);
     const stream = createReadStream(plan.file);
     // Headers are out already: cutting the connection is the only honest signal left.
     stream.once('error', () => res.destroy());
@@ -23,12 +26,12 @@ export function writeResponse(res: ServerResponse, plan: ResponsePlan): Promise<
     return sent;
   }
   if (plan.body === undefined) {
-    res.writeHead(plan.status, plan.headers);
+    res.writeHead(plan.status, headers);
     res.end();
     return undefined;
   }
-  plan.headers['content-length'] = String(Buffer.byteLength(plan.body));
-  res.writeHead(plan.status, plan.headers);
+  headers['content-length'] = String(Buffer.byteLength(plan.body));
+  res.writeHead(plan.status, headers);
   res.end(plan.body);
   return undefined;
 }

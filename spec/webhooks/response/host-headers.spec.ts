@@ -1,0 +1,70 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookMiddleware } from '../../../lib/index.js';
+import { BASE, HOSTS } from '../../support/apps.js';
+
+/** What helmet, a request-id middleware and a compression middleware set before any route runs. */
+const HOST_HEADERS = {
+  'strict-transport-security': 'max-age=15552000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'self'",
+  'x-request-id': 'req-42',
+  vary: 'Accept-Encoding',
+};
+
+function behindHostHeaders(middleware: WebhookMiddleware): WebhookMiddleware {
+  return (req, res, next) => {
+    for (const [name, value] of Object.entries(HOST_HEADERS)) res.setHeader(name, value);
+    middleware(req, res, next);
+  };
+}
+
+for (const host of HOSTS) {
+  describe(`the host's headers in ${host.name}`, () => {
+    let app: ReturnType<typeof host.build>;
+
+    beforeEach(async () => {
+      const registry = new MemoryWebhookRegistry();
+      await registry.activate({ workflowId: 'wf', nodes: [
+        { name: 'Page', parameters: { path: 'page', responseMode: 'lastNode', options: { responseContentType: 'text/html', responsePropertyName: 'html', allowedOrigins: 'https://shop.example' } } },
+        { name: 'Locked', parameters: { path: 'locked', authentication: 'headerAuth' }, credentials: { httpHeaderAuth: { id: 'h' } } },
+        { name: 'Broken', parameters: { path: 'broken', responseMode: 'lastNode' } },
+      ] });
+      const middleware = createWebhookMiddleware(registry, async (run) => {
+        if (run.nodeName === 'Broken') throw new Error('boom');
+        return { items: [{ json: { html: '<h1>Hi</h1>' } }] };
+      }, { onWorkflowError: () => undefined, credentials: () => ({ name: 'x-key', value: 'secret' }) });
+      app = host.build(behindHostHeaders(middleware));
+    });
+
+    for (const [label, path, status] of [
+      ['an unknown address (404)', 'nothing', 404],
+      ['a call without its credentials (401)', 'locked', 401],
+      ['a failed workflow (500)', 'broken', 500],
+    ] as const) {
+      it(`keeps helmet's policies and the request id on the answer to ${label}`, async () => {
+        const res = await request(app).get(`${BASE}/webhook/${path}`).expect(status);
+        expect(res.body.code).to.be.a('string');
+        expect(res.headers).to.include({
+          'strict-transport-security': HOST_HEADERS['strict-transport-security'],
+          'x-content-type-options': 'nosniff',
+          'content-security-policy': "default-src 'self'",
+          'x-request-id': 'req-42',
+          vary: 'Accept-Encoding',
+        });
+      });
+    }
+
+    it('adds its sandbox to the host\'s Content-Security-Policy instead of replacing it', async () => {
+      const res = await request(app).get(`${BASE}/webhook/page`).expect(200).expect('content-type', /text\/html/);
+      expect(res.headers['content-security-policy']).to.equal("default-src 'self', sandbox");
+      expect(res.text).to.equal('<h1>Hi</h1>');
+    });
+
+    it('appends Origin to the host\'s Vary for an allowed browser origin', async () => {
+      const res = await request(app).get(`${BASE}/webhook/page`).set('origin', 'https://shop.example').expect(200);
+      expect(res.headers.vary).to.equal('Accept-Encoding, Origin');
+      expect(res.headers['access-control-allow-origin']).to.equal('https://shop.example');
+    });
+  });
+}
