@@ -11,7 +11,7 @@ const STAGES = ['registry', 'request', 'guards', 'payload', 'run', 'response'];
 /** Contracts every stage shares; they use no stage themselves. */
 const SHARED = ['types.ts', 'errors.ts', 'events.ts'];
 /** The wiring: it may use every stage. */
-const WIRING = ['middleware.ts', 'options.ts'];
+const WIRING = ['middleware.ts', 'options.ts', 'option-checks.ts'];
 const MAX_LINES = 300;
 
 const lib = resolve(dirname(fileURLToPath(import.meta.url)), '../lib');

@@ -42,6 +42,8 @@ export const ERROR_CODES = {
   BODY_INVALID_JSON: 400,
   /** The request body ended before its announced length, or the client aborted it. */
   BODY_ABORTED: 400,
+  /** The request body stalled: no bytes arrived for `bodyTimeoutMs`. */
+  BODY_TIMEOUT: 408,
   /** The XML body could not be parsed (or expands too far). */
   BODY_INVALID_XML: 400,
   /** The multipart body is malformed: missing or wrong boundary, bad part headers, truncated. */
@@ -84,6 +86,8 @@ export const ERROR_CODES = {
   WORKFLOW_TIMEOUT: 524,
   /** The shared registry's store (Redis) cannot be reached: changes are refused; calls too, once past `staleAfterMs`. */
   REGISTRY_UNAVAILABLE: 503,
+  /** The middleware is shutting down (`close()`): new calls are refused; try again on another instance. */
+  SHUTTING_DOWN: 503,
   /** An unexpected failure inside the middleware. */
   INTERNAL_ERROR: 500,
 } as const satisfies Record<string, number>;

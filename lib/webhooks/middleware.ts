@@ -47,7 +47,13 @@ export function createWebhookMiddleware(
   const prefixes = { production: resolved.productionPrefix, test: resolved.testPrefix };
   const shared: SharedSettings = {
     guard: { proxyHops: resolved.proxyHops, credentials: resolved.credentials },
-    payload: { limits: resolved.limits, tempDir: resolved.uploads.tempDir, memoryThreshold: resolved.uploads.memoryThreshold },
+    payload: {
+      limits: resolved.limits,
+      tempDir: resolved.uploads.tempDir,
+      memoryThreshold: resolved.uploads.memoryThreshold,
+      bodyTimeoutMs: resolved.bodyTimeoutMs,
+      logger: resolved.logger,
+    },
   };
 
   return function webhookMiddleware(req, res, next) {

@@ -2,6 +2,7 @@
  * Middleware options: validated and defaulted once, at the factory, into one frozen object. Nothing deeper reads
  * raw options or environment variables. A bad option throws a TypeError naming it.
  */
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute } from 'node:path';
 import type { WebhookError } from './errors.js';
@@ -11,7 +12,9 @@ import type { CredentialResolver } from './guards/authenticate.js';
 import type { PayloadLimits } from './payload/limits.js';
 import type { RequestLimits } from './request/limits.js';
 import type { WebhookKind } from './types.js';
+import { safeLogger, STDERR_LOGGER, type WebhookLogger } from './logger.js';
 import type { RegisteredWebhook } from './registry/contract.js';
+import { fail, group, positiveInteger, prefix, publicUrl } from './option-checks.js';
 
 /** Where a failure happened that no HTTP answer can carry (the caller already got its response). */
 export interface WorkflowFailureContext {
@@ -91,6 +94,20 @@ export interface WebhookMiddlewareOptions {
   proxyHops?: number;
   /** Supplies the credential of a node with basicAuth, headerAuth or jwtAuth. */
   credentials?: CredentialResolver;
+  /**
+   * Receives every internal failure and every 5xx with its cause (pino, console, or anything with `error(fields,
+   * message)` and `warn(fields, message)`). Default: one JSON line per record on stderr.
+   */
+  logger?: WebhookLogger;
+  /** Request header whose value becomes the call's `callId` (a new UUID when absent). Default `x-request-id`. */
+  requestIdHeader?: string;
+  /**
+   * Longest time a run may take, in ms, whatever the response mode: then `run.signal` aborts and the call's temp
+   * files are removed. Default 600 000 (10 minutes); `0` or `Infinity` turns it off.
+   */
+  maxRunMs?: number;
+  /** A request body that sends no bytes for this long, in ms, is answered 408 `BODY_TIMEOUT`. Default 30 000. */
+  bodyTimeoutMs?: number;
 }
 
 export interface ResolvedOptions {
@@ -105,11 +122,17 @@ export interface ResolvedOptions {
   credentials: CredentialResolver | undefined;
   deadline: DeadlineSettings;
   onEvent: WebhookEventListener | undefined;
+  logger: WebhookLogger;
+  /** Lower-cased. */
+  requestIdHeader: string;
+  /** Infinity when off. */
+  maxRunMs: number;
+  bodyTimeoutMs: number;
 }
 
 const MIB = 1024 * 1024;
 const KNOWN_OPTIONS = new Set(['productionPrefix', 'testPrefix', 'publicUrl', 'errorHandling', 'onWorkflowError', 'limits', 'uploads',
-  'responseTimeoutMs', 'timeoutStatus', 'onEvent', 'proxyHops', 'credentials']);
+  'responseTimeoutMs', 'timeoutStatus', 'onEvent', 'proxyHops', 'credentials', 'logger', 'requestIdHeader', 'maxRunMs', 'bodyTimeoutMs']);
 
 export const DEFAULT_LIMITS: Readonly<PayloadLimits & RequestLimits> = Object.freeze({
   bodySize: 16 * MIB,
@@ -126,57 +149,6 @@ export const DEFAULT_LIMITS: Readonly<PayloadLimits & RequestLimits> = Object.fr
   headerSize: 12 * 1024,
 });
 
-function fail(name: string, expected: string, value: unknown): never {
-  throw new TypeError(`workflow-webhooks: option ${name} must be ${expected}; got ${describe(value)}.`);
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'function') return 'a function';
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
-function prefix(name: string, value: unknown, fallback: string): string {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'string') fail(name, 'a string', value);
-  const trimmed = value.replace(/^\/+|\/+$/g, '');
-  if (trimmed === '' || !/^[\w.~-]+(\/[\w.~-]+)*$/.test(trimmed)) {
-    fail(name, 'a non-empty path of URL-safe segments such as "webhook"', value);
-  }
-  return trimmed;
-}
-
-function positiveInteger(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) fail(name, 'a positive integer', value);
-  return value;
-}
-
-function publicUrl(value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') return fail('publicUrl', 'an absolute http(s) URL', value);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return fail('publicUrl', 'an absolute http(s) URL', value);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail('publicUrl', 'an absolute http(s) URL', value);
-  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
-}
-
-function group<T extends object>(name: string, value: T | undefined, known: readonly string[]): Partial<T> {
-  if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(name, 'an object', value);
-  for (const key of Object.keys(value)) {
-    if (!known.includes(key)) throw new TypeError(`workflow-webhooks: unknown option ${name}.${key}.`);
-  }
-  return value;
-}
-
 function resolveLimits(value: WebhookLimitsOptions | undefined): Readonly<PayloadLimits & RequestLimits> {
   const names = Object.keys(DEFAULT_LIMITS) as (keyof typeof DEFAULT_LIMITS)[];
   const given = group('limits', value, names);
@@ -189,6 +161,13 @@ function resolveUploads(value: WebhookUploadsOptions | undefined): Readonly<Reso
   const given = group('uploads', value, ['tempDir', 'memoryThreshold']);
   const tempDir = given.tempDir ?? tmpdir();
   if (typeof tempDir !== 'string' || !isAbsolute(tempDir)) fail('uploads.tempDir', 'an absolute directory path', tempDir);
+  // Created if missing and proven writable now, so a bad directory fails at start-up rather than on the first upload.
+  try {
+    mkdirSync(tempDir, { recursive: true });
+    accessSync(tempDir, constants.W_OK | constants.X_OK);
+  } catch (error) {
+    fail('uploads.tempDir', `a directory this process can create and write (${(error as Error).message})`, tempDir);
+  }
   const memoryThreshold = given.memoryThreshold === 0 ? 0 : positiveInteger('uploads.memoryThreshold', given.memoryThreshold, MIB);
   return Object.freeze({ tempDir, memoryThreshold });
 }
@@ -216,6 +195,28 @@ function resolveProxyHops(value: unknown): number {
   const hops = Number(env);
   if (!Number.isInteger(hops) || hops < 0) fail('proxyHops (from PLATFORM_PROXY_HOPS)', 'a whole number of proxies (0 or more)', env);
   return hops;
+}
+
+/** Milliseconds, or 0/Infinity for "no limit" where `offAllowed`. */
+function duration(name: string, value: unknown, fallback: number, offAllowed: boolean): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0 || (!offAllowed && (value === 0 || value === Infinity))) {
+    fail(name, offAllowed ? 'a number of milliseconds, 0 or Infinity' : 'a positive number of milliseconds', value);
+  }
+  return offAllowed && value === 0 ? Infinity : value;
+}
+
+function requestIdHeader(value: unknown): string {
+  if (value === undefined) return 'x-request-id';
+  if (typeof value !== 'string' || !/^[!#$%&'*+.^\w`|~-]+$/.test(value)) fail('requestIdHeader', 'a header name', value);
+  return value.toLowerCase();
+}
+
+function resolveLogger(value: unknown): WebhookLogger {
+  if (value === undefined) return STDERR_LOGGER;
+  const logger = value as Partial<WebhookLogger> | null;
+  if (typeof logger?.error !== 'function' || typeof logger.warn !== 'function') fail('logger', 'an object with error() and warn() methods', value);
+  return safeLogger(logger as WebhookLogger);
 }
 
 function optionalFunction<T>(name: string, value: T | undefined): T | undefined {
@@ -253,5 +254,9 @@ export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly
     onEvent: optionalFunction('onEvent', options.onEvent),
     proxyHops: resolveProxyHops(options.proxyHops),
     credentials: optionalFunction('credentials', options.credentials),
+    logger: resolveLogger(options.logger),
+    requestIdHeader: requestIdHeader(options.requestIdHeader),
+    maxRunMs: duration('maxRunMs', options.maxRunMs, 600_000, true),
+    bodyTimeoutMs: duration('bodyTimeoutMs', options.bodyTimeoutMs, 30_000, false),
   });
 }

@@ -7,6 +7,7 @@ import { createReadStream } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { BinaryData } from '../types.js';
+import type { WebhookLogger } from '../logger.js';
 import { collectBinaryBody } from './binary.js';
 import { contentEncoding, openBodyStream } from './body-stream.js';
 import { isJsonType, parseContentType, type ContentType } from './content-type.js';
@@ -36,6 +37,10 @@ export interface PayloadSettings {
   tempDir: string;
   /** Bytes of a call's files that may stay in memory before they go to disk. */
   memoryThreshold: number;
+  /** A body that sends no bytes for this long is answered 408 BODY_TIMEOUT. */
+  bodyTimeoutMs: number;
+  /** Where the payload stage reports what the caller cannot be told (e.g. a raw body a host parser consumed). */
+  logger: WebhookLogger;
 }
 
 /** What the matched node says about its payload. */

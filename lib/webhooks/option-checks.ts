@@ -1,0 +1,55 @@
+/**
+ * The checks every option goes through at the factory: each failure is a TypeError that names the option, says
+ * what it must be and shows what it got.
+ */
+
+export function fail(name: string, expected: string, value: unknown): never {
+  throw new TypeError(`workflow-webhooks: option ${name} must be ${expected}; got ${describeValue(value)}.`);
+}
+
+export function describeValue(value: unknown): string {
+  if (typeof value === 'function') return 'a function';
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+export function prefix(name: string, value: unknown, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string') fail(name, 'a string', value);
+  const trimmed = value.replace(/^\/+|\/+$/g, '');
+  if (trimmed === '' || !/^[\w.~-]+(\/[\w.~-]+)*$/.test(trimmed)) {
+    fail(name, 'a non-empty path of URL-safe segments such as "webhook"', value);
+  }
+  return trimmed;
+}
+
+export function positiveInteger(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) fail(name, 'a positive integer', value);
+  return value;
+}
+
+export function publicUrl(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') return fail('publicUrl', 'an absolute http(s) URL', value);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return fail('publicUrl', 'an absolute http(s) URL', value);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail('publicUrl', 'an absolute http(s) URL', value);
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}
+
+export function group<T extends object>(name: string, value: T | undefined, known: readonly string[]): Partial<T> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(name, 'an object', value);
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) throw new TypeError(`workflow-webhooks: unknown option ${name}.${key}.`);
+  }
+  return value;
+}
