@@ -1,29 +1,57 @@
 /**
  * An existing backend — a small orders API with routes of its own — that adds workflow webhooks with one
- * `app.use()` under its own base path.
+ * `app.use()` under its own base path. The registry is the host's choice: in-process by default, or one shared by
+ * several instances (server.ts passes a RedisWebhookRegistry when REDIS_URL is set).
  */
 import express from 'express';
-import { createWebhookMiddleware, MemoryWebhookRegistry } from 'workflow-webhooks';
+import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookRegistry, type WorkflowWebhooks } from 'workflow-webhooks';
 import { createExecutor, type Step } from './executor.js';
 import { addEditorRoutes } from './editor.js';
 import { addLongWork } from './long-work.js';
 
 interface Order { id: number; item: string; status: string }
 
-/** Builds the orders API with its webhooks; the workflows are activated before it serves. */
-export async function createOrdersApp(options: { reportStepMs?: number } = {}): Promise<express.Express> {
+export interface OrdersAppOptions {
+  /** Time one step of the long-work report takes (default 1000 ms; specs use less). */
+  reportStepMs?: number;
+  /** Where webhooks live. Default: a new MemoryWebhookRegistry of this app alone. */
+  registry?: WebhookRegistry;
+  /**
+   * Whether this instance activates the workflows before it serves (default true). With a shared registry one
+   * instance activating is enough; the others still define every workflow's steps, since a call may reach any of them.
+   */
+  activate?: boolean;
+  /** Sent as the `x-instance` response header, so a caller sees which instance answered. */
+  instance?: string;
+}
+
+/** Builds the orders API with its webhooks; the workflows are activated (unless told not to) before it serves. */
+export async function createOrdersApp(options: OrdersAppOptions = {}): Promise<express.Express> {
   const orders: Order[] = [{ id: 1, item: 'Coffee beans', status: 'shipped' }];
+  const registry = options.registry ?? new MemoryWebhookRegistry();
+  const activate = options.activate ?? true;
+  const steps = new Map<string, Step[]>();
+  /** Every workflow this app knows how to run: the editor routes activate and deactivate these by id. */
+  const known = new Map<string, WorkflowWebhooks>();
+
+  async function define(workflow: WorkflowWebhooks, workflowSteps: Step[]): Promise<void> {
+    known.set(workflow.workflowId, workflow);
+    steps.set(workflow.workflowId, workflowSteps);
+    if (activate) await registry.activate(workflow);
+  }
 
   const app = express();
+  const { instance } = options;
+  if (instance !== undefined) {
+    // Before every route, so that webhook answers carry it too (the middleware keeps headers the host set).
+    app.use((_req, res, next) => { res.setHeader('x-instance', instance); next(); });
+  }
   app.use('/api/orders', express.json());
   app.get('/api/orders', (_req, res) => { res.json(orders); });
 
-  const registry = new MemoryWebhookRegistry();
-  const steps = new Map<string, Step[]>();
-
   // The spec's string-response recipe: Webhook (When Last Node Finishes, First Entry JSON, Property Name `data`)
   // → Edit Fields with Keep Only Set, setting `data` to a text.
-  await registry.activate({
+  await define({
     workflowId: 'greeting',
     workflowName: 'Greeting',
     nodes: [{
@@ -36,16 +64,14 @@ export async function createOrdersApp(options: { reportStepMs?: number } = {}): 
         options: { responsePropertyName: 'data' },
       },
     }],
-  });
-  steps.set('greeting', [{ type: 'editFields', keepOnlySet: true, fields: { data: 'Hello {{query.name}}, this text came from the workflow.\n' } }]);
+  }, [{ type: 'editFields', keepOnlySet: true, fields: { data: 'Hello {{query.name}}, this text came from the workflow.\n' } }]);
 
   // A workflow that feeds the host's own data: it answers at once and records the order in the background.
-  await registry.activate({
+  await define({
     workflowId: 'order-intake',
     workflowName: 'Order intake',
     nodes: [{ name: 'Webhook', parameters: { path: 'orders', httpMethod: 'POST' } }],
-  });
-  steps.set('order-intake', [{
+  }, [{
     type: 'code',
     run(items) {
       const body = items[0]?.json.body as { item?: unknown } | undefined;
@@ -56,12 +82,11 @@ export async function createOrdersApp(options: { reportStepMs?: number } = {}): 
   }]);
 
   // A dynamic path whose `:orderId` arrives in params; multi-method: GET reads (output 0), PUT updates (output 1).
-  await registry.activate({
+  await define({
     workflowId: 'order-status',
     workflowName: 'Order status',
     nodes: [{ name: 'Webhook', parameters: { path: 'orders/:orderId', multipleMethods: true, httpMethod: ['GET', 'PUT'], responseMode: 'lastNode' } }],
-  });
-  steps.set('order-status', [{
+  }, [{
     type: 'code',
     run(items) {
       const json = items[0]?.json as { params: { orderId: string }; body: { status?: unknown } };
@@ -72,7 +97,9 @@ export async function createOrdersApp(options: { reportStepMs?: number } = {}): 
     },
   }]);
 
-  await addLongWork(registry, steps, { stepMs: options.reportStepMs ?? 1000 });
+  for (const workflow of await addLongWork(registry, steps, { stepMs: options.reportStepMs ?? 1000, activate })) {
+    known.set(workflow.workflowId, workflow);
+  }
 
   // A draft the editor tests before anyone activates it: only its test address ever listens.
   const drafts = new Map([['signup', {
@@ -81,7 +108,7 @@ export async function createOrdersApp(options: { reportStepMs?: number } = {}): 
     nodes: [{ name: 'Webhook', parameters: { path: 'signup', httpMethod: 'POST' as const, responseMode: 'lastNode' as const } }],
   }]]);
   steps.set('signup', [{ type: 'editFields', keepOnlySet: true, fields: { welcome: 'Welcome, {{body.name}}!' } }]);
-  addEditorRoutes(app, registry, drafts);
+  addEditorRoutes(app, registry, { drafts, workflows: known });
 
   app.use('/api/automation', createWebhookMiddleware(registry, createExecutor(steps)));
   return app;

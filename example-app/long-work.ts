@@ -3,7 +3,7 @@
  * offering) is split over two webhooks. `POST reports` answers at once with a job id and a status address, then
  * keeps working; `GET reports/:jobId` reports progress, and the result once it is done.
  */
-import type { MemoryWebhookRegistry, WebhookRun } from 'workflow-webhooks';
+import type { WebhookRegistry, WebhookRun, WorkflowWebhooks } from 'workflow-webhooks';
 import type { Step } from './executor.js';
 
 interface Job { id: string; status: 'running' | 'done' | 'cancelled'; progress: number; result?: unknown }
@@ -11,6 +11,8 @@ interface Job { id: string; status: 'running' | 'done' | 'cancelled'; progress: 
 export interface LongWorkOptions {
   /** Time one of the report's ten steps takes; the example uses 1 s, tests less. */
   stepMs: number;
+  /** Whether to activate the two workflows (default true); their steps are defined either way. */
+  activate?: boolean;
 }
 
 const sleep = (ms: number, signal?: AbortSignal): Promise<void> => new Promise((resolve) => {
@@ -18,15 +20,17 @@ const sleep = (ms: number, signal?: AbortSignal): Promise<void> => new Promise((
   signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(); });
 });
 
-export async function addLongWork(registry: MemoryWebhookRegistry, steps: Map<string, Step[]>, options: LongWorkOptions): Promise<void> {
+/** Defines (and by default activates) the two workflows; resolves them, so that the host can activate them later. */
+export async function addLongWork(registry: WebhookRegistry, steps: Map<string, Step[]>, options: LongWorkOptions): Promise<WorkflowWebhooks[]> {
+  // Jobs live in this process: with several instances, poll the instance that started the job.
   const jobs = new Map<string, Job>();
   let counter = 0;
 
-  await registry.activate({
+  const start: WorkflowWebhooks = {
     workflowId: 'report-start',
     workflowName: 'Start a report',
     nodes: [{ name: 'Webhook', parameters: { path: 'reports', httpMethod: 'POST', responseMode: 'responseNode' } }],
-  });
+  };
   steps.set('report-start', [{
     type: 'code',
     async run(items, call: WebhookRun) {
@@ -46,11 +50,11 @@ export async function addLongWork(registry: MemoryWebhookRegistry, steps: Map<st
     },
   }]);
 
-  await registry.activate({
+  const status: WorkflowWebhooks = {
     workflowId: 'report-status',
     workflowName: 'Report status',
     nodes: [{ name: 'Webhook', parameters: { path: 'reports/:jobId', httpMethod: 'GET', responseMode: 'lastNode' } }],
-  });
+  };
   steps.set('report-status', [{
     type: 'code',
     run(items) {
@@ -59,4 +63,10 @@ export async function addLongWork(registry: MemoryWebhookRegistry, steps: Map<st
       return [{ json: job === undefined ? { jobId, status: 'unknown' } : { jobId, ...job } }];
     },
   }]);
+
+  if (options.activate ?? true) {
+    await registry.activate(start);
+    await registry.activate(status);
+  }
+  return [start, status];
 }
