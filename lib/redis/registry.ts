@@ -67,7 +67,8 @@ export class RedisWebhookRegistry implements WebhookRegistry {
       keys: this.#keys,
       instanceId: randomUUID(),
       change: (script, keys, args, doing) => this.#change(script, keys, args, doing),
-      read: async (key, doing) => await this.#link.command(['GET', key], doing) as string | null,
+      // Read once and gone: the relayed call holds the caller's headers and body.
+      read: async (key, doing) => await this.#link.command(['GETDEL', key], doing) as string | null,
       redisNow: () => Date.now() + this.#clockOffset,
       report: (error, during) => this.#options.onEvent({ type: 'error', error: asError(error), during }),
     });

@@ -34,7 +34,7 @@ export interface ListenContext {
   instanceId: string;
   /** Runs a guarded script (epoch and deadline handled); resolves the reply. */
   change(script: Script, keys: string[], args: string[], doing: string): Promise<unknown[]>;
-  /** Reads one key. */
+  /** Reads one key and removes it. */
   read(key: string, doing: string): Promise<string | null>;
   /** Redis' clock, estimated here. */
   redisNow(): number;
