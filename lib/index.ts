@@ -6,7 +6,7 @@
 export { createWebhookMiddleware } from './webhooks/middleware.js';
 export { MemoryWebhookRegistry } from './webhooks/registry/memory-registry.js';
 // Building blocks for a registry of one's own (README, "Write your own registry").
-export { resolveWorkflowWebhooks } from './webhooks/registry/resolve-workflow.js';
+export { activationWarnings, resolveWorkflowWebhooks } from './webhooks/registry/resolve-workflow.js';
 export { RouteTable, routeKey } from './webhooks/registry/route-table.js';
 export { TestListens } from './webhooks/registry/test-listens.js';
 export {

@@ -1,5 +1,5 @@
 /**
- * Filter options (spec 2.3): the filter's caseSensitive is the negation of the sibling collection's ignoreCase, and
+ * Filter options: the filter's caseSensitive is the negation of the sibling collection's ignoreCase, and
  * typeValidation is `loose` when looseTypeValidation is true, else `strict`. Both options default to true. The
  * definitions write this as expressions; `resolveFilterTypeOptions` evaluates them with the safe evaluator and
  * gives the same answer as the plain function.

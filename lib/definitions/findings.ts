@@ -4,10 +4,34 @@
  */
 export type Severity = 'error' | 'warning';
 
+/** Every code a finding can have; a code never changes its meaning, so tools may switch on it. */
+export const FINDING_CODES = [
+  // Structure (the JSON Schema): a field missing, of the wrong type, a value not allowed, a number or list too small.
+  'missing-field', 'wrong-type', 'invalid-value', 'out-of-range', 'invalid-structure',
+  // Element types and defaults.
+  'unknown-type', 'platform-only-type', 'default-wrong-shape', 'default-not-an-option', 'default-not-object',
+  'default-out-of-range', 'collection-default-not-empty',
+  // Options, collections and method names.
+  'options-missing', 'option-value-duplicate', 'groups-missing', 'group-name-duplicate', 'unknown-method',
+  // typeOptions.
+  'min-above-max', 'password-default', 'password-not-required', 'unknown-type-option', 'unknown-editor', 'html-editor-expression',
+  // Resource locator and resource mapper.
+  'modes-missing', 'mode-name-duplicate', 'list-mode-without-search-method', 'default-mode-unknown', 'regex-invalid',
+  'extract-value-groups', 'resource-mapper-default', 'resource-mapper-method', 'multi-key-match-in-add', 'auto-map-default',
+  // Display options and sibling names.
+  'display-options-invalid', 'invalid-condition', 'unknown-condition-operator', 'duplicate-name',
+  // Conventions of working nodes.
+  'no-data-expression-missing', 'operation-action-missing', 'required-false',
+  // Inputs that cannot be walked: nested past the depth bound (a cycle), or a hostile object that throws when read.
+  'too-deep', 'unreadable',
+] as const;
+
+export type FindingCode = (typeof FINDING_CODES)[number];
+
 export interface Finding {
   /** JSON pointer into the validated input, e.g. `/properties/3/typeOptions/rows`. */
   path: string;
-  code: string;
+  code: FindingCode;
   severity: Severity;
   message: string;
 }
@@ -55,7 +79,7 @@ export function locationOf(pointer: string, definition: unknown): Location {
   return { pointer, label: what === '' ? where : `${where} (${what})` };
 }
 
-/** Collects findings; `strict` turns the spec's recommendations into errors. */
+/** Collects findings; `strict` turns recommendations (`recommendation()`) into errors. */
 export class Findings {
   readonly errors: Finding[] = [];
   readonly warnings: Finding[] = [];
@@ -63,23 +87,23 @@ export class Findings {
 
   constructor(readonly strict = false) {}
 
-  add(severity: Severity, code: string, path: string, message: string): void {
+  add(severity: Severity, code: FindingCode, path: string, message: string): void {
     const key = `${code} ${path} ${message}`;
     if (this.#seen.has(key)) return;
     this.#seen.add(key);
     (severity === 'error' ? this.errors : this.warnings).push({ path, code, severity, message });
   }
 
-  error(code: string, at: Location, message: string, subpath: (string | number)[] = []): void {
+  error(code: FindingCode, at: Location, message: string, subpath: (string | number)[] = []): void {
     this.add('error', code, joinPointer(at.pointer, ...subpath), `${at.label}: ${message}`);
   }
 
-  warning(code: string, at: Location, message: string, subpath: (string | number)[] = []): void {
+  warning(code: FindingCode, at: Location, message: string, subpath: (string | number)[] = []): void {
     this.add('warning', code, joinPointer(at.pointer, ...subpath), `${at.label}: ${message}`);
   }
 
   /** A recommendation of the spec: a warning, or an error in strict mode. */
-  recommendation(code: string, at: Location, message: string, subpath: (string | number)[] = []): void {
+  recommendation(code: FindingCode, at: Location, message: string, subpath: (string | number)[] = []): void {
     (this.strict ? this.error : this.warning).call(this, code, at, message, subpath);
   }
 

@@ -1,4 +1,4 @@
-/** Node hints (spec 2.4): the defaults a hint gets when a field is left out. */
+/** Node hints: the defaults a hint gets when a field is left out. */
 import { resolveExpression } from './expression.js';
 import type { NodeHint } from './types.js';
 
@@ -11,7 +11,7 @@ export interface ResolvedNodeHint {
   displayCondition: string | true;
 }
 
-/** Applies the spec's defaults: type `info`, both panes, `always`, a condition that holds. */
+/** Applies the defaults of the fields left out: type `info`, both panes, `always`, a condition that holds. */
 export function applyHintDefaults(hint: NodeHint): ResolvedNodeHint {
   return {
     message: hint.message,
@@ -40,7 +40,7 @@ function conditionHolds(condition: string | true, parameters: Readonly<Record<st
   }
 }
 
-/** The hints to show at a stage and location (spec 2.4), defaults applied and displayCondition evaluated. */
+/** The hints to show at a stage and location, defaults applied and displayCondition evaluated. */
 export function resolveHints(hints: readonly NodeHint[], at: HintStage): ResolvedNodeHint[] {
   return hints.map(applyHintDefaults).filter((hint) => {
     if (hint.whenToDisplay !== 'always' && hint.whenToDisplay !== at.stage) return false;
@@ -49,7 +49,7 @@ export function resolveHints(hints: readonly NodeHint[], at: HintStage): Resolve
   });
 }
 
-/** A hint produced by a run (spec 2.4's dynamic hint): message and location only. */
+/** A hint produced by a run (a dynamic hint): message and location only. */
 export interface ExecutionHint {
   message: string;
   location?: 'inputPane' | 'outputPane' | 'ndv';
@@ -58,7 +58,7 @@ export interface ExecutionHint {
 
 /**
  * The execution output of a programmatic node: the output data with its hints, or the plain data when no hint
- * applies (spec 2.4). A workflow executor returns `{ items, hints }` the same way.
+ * applies. A workflow executor returns `{ items, hints }` the same way.
  */
 export function executionOutput<T>(data: T, hints: readonly ExecutionHint[] = []): T | { data: T; hints: ExecutionHint[] } {
   return hints.length === 0 ? data : { data, hints: [...hints] };

@@ -1,10 +1,10 @@
 /**
- * workflow-webhooks/definitions: types and validators for node property definitions (spec 2), and the checks of
+ * workflow-webhooks/definitions: types and validators for node property definitions (the fields a node shows in an editor), and the checks of
  * parameter values entered against them.
  * @module
  */
 export * from './types.js';
-export type { Finding, Severity, ValidationResult } from './findings.js';
+export { FINDING_CODES, type Finding, type FindingCode, type Severity, type ValidationResult } from './findings.js';
 export { validateNodeDescription, validateProperties, type ValidationOptions } from './validate.js';
 export { NODE_DESCRIPTION_SCHEMA } from './schema.js';
 export { applyHintDefaults, executionOutput, resolveHints, type ExecutionHint, type HintStage, type ResolvedNodeHint } from './hints.js';

@@ -1,5 +1,5 @@
 /**
- * The resource mapper at run time (spec 2.3, 7): check the field list a node's mapping method returned, give the
+ * The resource mapper at run time ): check the field list a node's mapping method returned, give the
  * definition's noFieldsError when it succeeded with none, map input items onto the fields (converting each value
  * to its FieldType), and resolve the matching columns.
  */

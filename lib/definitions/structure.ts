@@ -2,14 +2,19 @@
  * Structural checks with ajv: the schema is compiled once, at first use, with allErrors so that every problem is
  * reported at once. ajv's errors become findings with JSON-pointer paths and messages an author understands.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { describeValue, Findings, joinPointer, locationOf } from './findings.js';
+import { createRequire } from 'node:module';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { describeValue, Findings, joinPointer, locationOf, type FindingCode } from './findings.js';
 import { NODE_DESCRIPTION_SCHEMA } from './schema.js';
 
 let compiled: { description: ValidateFunction; properties: ValidateFunction } | undefined;
 
 function validators(): NonNullable<typeof compiled> {
   if (compiled === undefined) {
+    // ajv is loaded here, by the first validation, not when the entry point is imported: the middleware and hosts
+    // that only use the types or the values' checks never load it. Required, not imported, because the validators
+    // are synchronous; Node keeps the module, and `compiled` keeps the validators.
+    const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
     const ajv = new Ajv({ allErrors: true, strict: false });
     ajv.addSchema(NODE_DESCRIPTION_SCHEMA);
     compiled = {
@@ -46,7 +51,7 @@ function article(type: string): string {
   return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }
 
-function message(error: ErrorObject, field: string, value: unknown): { code: string; text: string } {
+function message(error: ErrorObject, field: string, value: unknown): { code: FindingCode; text: string } {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required': return { code: 'missing-field', text: `${String(params.missingProperty)} is missing` };

@@ -1,16 +1,16 @@
 /**
- * Node property definitions (spec 2): one union discriminated by `type`, each member with its own typeOptions.
+ * Node property definitions (the fields a node shows in an editor): one union discriminated by `type`, each member with its own typeOptions.
  * These describe what node authors write; the validators check real input against them without trusting it.
  */
 
-/** The 15 element types of spec 2.2, in the spec's order. */
+/** The 15 element types every host renders. */
 export const PROPERTY_TYPES = [
   'string', 'number', 'collection', 'dateTime', 'boolean', 'color', 'options', 'multiOptions', 'filter',
   'assignmentCollection', 'fixedCollection', 'resourceLocator', 'resourceMapper', 'json', 'notice',
 ] as const;
 export type PropertyType = (typeof PROPERTY_TYPES)[number];
 
-/** Types the known platform has beyond the spec: accepted with a warning. */
+/** Types the known platform has beyond the 15: accepted with a warning. */
 export const PLATFORM_ONLY_TYPES = [
   'hidden', 'callout', 'button', 'credentialsSelect', 'credentials', 'curlImport', 'icon', 'workflowSelector', 'agentSelector',
 ] as const;
@@ -233,7 +233,7 @@ export const HINT_TYPES = ['info', 'warning', 'danger'] as const;
 export const HINT_LOCATIONS = ['inputPane', 'outputPane', 'ndv'] as const;
 export const HINT_WHEN = ['always', 'beforeExecution', 'afterExecution'] as const;
 
-/** A node hint (spec 2.4). Defaults: type `info`, both panes, `always`, condition true. */
+/** A node hint, shown in an editor's panes. Defaults: type `info`, both panes, `always`, condition true. */
 export interface NodeHint {
   message: string;
   type?: (typeof HINT_TYPES)[number];

@@ -20,7 +20,7 @@ import type { NodeMethods } from './types.js';
 export interface ValidationOptions {
   /** The node's methods (names, or the methods object of a JS description): method names are then checked. */
   methods?: NodeMethods;
-  /** Turns the spec's recommendations (password fields required, HTML editor without expressions) into errors. */
+  /** Turns two recommendations into errors: password fields are required, HTML editor fields set noDataExpression. */
   strict?: boolean;
 }
 

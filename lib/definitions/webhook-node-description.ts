@@ -1,6 +1,6 @@
 /**
- * The Webhook trigger node's own description (spec 2.5, DESIGN §2), written as property definitions. The
- * validators check it in a test, and the middleware takes its parameter defaults from it, so the two cannot drift.
+ * The Webhook trigger node's own description, written as property definitions. The validators check it in a test,
+ * and the middleware takes its parameter defaults and the names of its options from it, so the two cannot drift.
  * Pure data: importing it pulls in no validator.
  */
 import type { CollectionProperty, NodeDescription } from './types.js';
@@ -124,3 +124,9 @@ export function webhookParameterDefault(name: string, multipleMethods = false): 
 export function webhookOptionDefault(name: string): unknown {
   return options.options.find((option) => option.name === name)?.default;
 }
+
+/** The names in the node's Options collection, the options an editor offers. */
+export const WEBHOOK_OPTION_NAMES: readonly string[] = options.options.map((option) => option.name);
+
+/** The node's top-level parameter names (`httpMethod` once, though its two variants are two definitions). */
+export const WEBHOOK_PARAMETER_NAMES: readonly string[] = [...new Set(WEBHOOK_NODE_DESCRIPTION.properties.map((property) => property.name))];

@@ -24,8 +24,8 @@ function reviver(_key: string, value: unknown): unknown {
 type PlainRun = Omit<WebhookRun, 'respond' | 'signal'>;
 
 export function encodeRun(run: WebhookRun): string {
-  const { workflowId, workflowName, nodeName, mode, method, outputIndex, items } = run;
-  const plain: PlainRun = { workflowId, workflowName, nodeName, mode, method, outputIndex, items };
+  const { workflowId, workflowName, nodeName, mode, method, outputIndex, items, callId } = run;
+  const plain: PlainRun = { workflowId, workflowName, nodeName, mode, method, outputIndex, items, callId };
   return JSON.stringify(plain, replacer);
 }
 

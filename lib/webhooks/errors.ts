@@ -144,7 +144,10 @@ export interface WebhookConflict {
   nodeName: string;
 }
 
-/** Thrown by a registry when a (method, path) is already taken by another workflow (spec 4.5, 7). */
+/**
+ * Thrown by a registry when a (method, path) is already taken by another workflow: one webhook holds an address
+ * among active workflows, and one among test listens.
+ */
 export class WebhookConflictError extends WebhookError {
   readonly conflict: WebhookConflict;
 

@@ -6,7 +6,7 @@ import type { WebhookError, WebhookErrorCode } from './errors.js';
 import type { WebhookKind } from './types.js';
 
 interface CallEvent {
-  /** Correlates the events of one call. */
+  /** Correlates the events of one call: the request id, else a new UUID (also `run.callId`). */
   callId: string;
   /** Milliseconds since the call arrived. */
   durationMs: number;
@@ -18,11 +18,17 @@ interface WorkflowEvent extends CallEvent {
   mode: WebhookKind;
 }
 
+/** The workflow a call reached, once the address matched. */
+interface Workflow {
+  workflowId?: string;
+  nodeName?: string;
+}
+
 export type WebhookEvent =
-  /** A request reached a webhook prefix. */
-  | (CallEvent & { type: 'received'; method: string; path: string })
-  /** The call was answered with an error before any workflow ran (404, 405, 400, 413, …). */
-  | (CallEvent & { type: 'rejected'; code: WebhookErrorCode; status: number })
+  /** A request to a webhook address was matched (or not: then no workflow fields). */
+  | (CallEvent & Workflow & { type: 'received'; method: string; path: string })
+  /** The call was answered with an error before any workflow ran (404, 405, 400, 413, 503, …). */
+  | (CallEvent & Workflow & { type: 'rejected'; code: WebhookErrorCode; status: number; error: WebhookError })
   /** The executor is about to run. */
   | (WorkflowEvent & { type: 'started' })
   /** The executor resolved with items. */
@@ -31,8 +37,11 @@ export type WebhookEvent =
   | (WorkflowEvent & { type: 'failed'; error: WebhookError })
   /** The response deadline passed before the workflow answered. */
   | (WorkflowEvent & { type: 'timedOut' })
-  /** The answer was written completely (or the connection ended). */
-  | (CallEvent & { type: 'responded'; status: number; completed: boolean });
+  /**
+   * The last event of a call: its connection is done and its run settled (or was stopped). `status` is what was
+   * really sent, undefined when no answer went out; `completed` says whether the answer reached its end.
+   */
+  | (CallEvent & { type: 'responded'; status: number | undefined; completed: boolean });
 
 export type WebhookEventListener = (event: WebhookEvent) => void;
 
@@ -45,14 +54,11 @@ export interface CallEvents {
   emit(event: EventInput): void;
 }
 
-let counter = 0;
-const SILENT: CallEvents = Object.freeze({ callId: '', emit: () => undefined });
+const SILENT_EMIT = (): void => undefined;
 
-/** The events of one call; without a listener, one shared object that does nothing (no work per request). */
-export function callEvents(listener: WebhookEventListener | undefined): CallEvents {
-  if (listener === undefined) return SILENT;
-  counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
-  const callId = `${process.pid.toString(36)}-${counter.toString(36)}`;
+/** The events of one call; without a listener, a function that does nothing (no work per request). */
+export function callEvents(listener: WebhookEventListener | undefined, callId: string): CallEvents {
+  if (listener === undefined) return { callId, emit: SILENT_EMIT };
   const started = performance.now();
   return {
     callId,

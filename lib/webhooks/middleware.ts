@@ -1,13 +1,15 @@
 /**
- * The middleware only wires the stages of the request path (DESIGN.md §1), each in its own folder:
+ * The middleware only wires the stages of the request path, each in its own folder:
  * request (target, limits, match) → guards → payload → run (dispatch, execute) → response.
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toWebhookError, WebhookError } from './errors.js';
 import { callEvents, type CallEvents } from './events.js';
+import { errorFields } from './logger.js';
 import { resolveOptions, type ResolvedOptions, type WebhookMiddlewareOptions } from './options.js';
 import type { WebhookExecutor, WebhookMiddleware, WebhookRun } from './types.js';
-import type { WebhookRegistry } from './registry/contract.js';
+import type { RegisteredWebhook, WebhookRegistry } from './registry/contract.js';
 import { readRequestTarget, type RequestTarget } from './request/target.js';
 import { checkRequestLimits } from './request/limits.js';
 import { matchWebhook, notListening } from './request/match.js';
@@ -17,7 +19,21 @@ import { answerOptions } from './guards/preflight.js';
 import { parsePayload, type PayloadSettings } from './payload/index.js';
 import { parseQuery } from './payload/query.js';
 import { buildRun, requestBaseUrl } from './run/build-run.js';
+import { InFlight, type DrainResult } from './run/in-flight.js';
+import {
+  afterRun,
+  cleanupOf,
+  limitRun,
+  newCallState,
+  signalOf,
+  stopperOf,
+  trackCall,
+  watchClose,
+  type CallState,
+  type Sent,
+} from './run/call-state.js';
 import { startCall, writeSuccess, type Call } from './response/answer-call.js';
+import type { ResponsePlan } from './response/build-plan.js';
 import { createResponder, NO_RESPONDER } from './response/workflow-responder.js';
 import { sendError } from './response/error-answer.js';
 import { writeResponse } from './response/write-plan.js';
@@ -26,6 +42,7 @@ import { addHeader } from './response/host-headers.js';
 /**
  * Creates the webhook middleware. Mount it anywhere: `app.use('/api/automation', middleware)` serves
  * `/api/automation/webhook/<path>`. Requests outside the webhook prefix fall through to `next()`.
+ * `await middleware.close({ timeoutMs })` shuts it down gracefully.
  *
  * @example
  * const registry = new MemoryWebhookRegistry();
@@ -55,36 +72,53 @@ export function createWebhookMiddleware(
       logger: resolved.logger,
     },
   };
+  const inFlight = new InFlight();
 
-  return function webhookMiddleware(req, res, next) {
+  const context: Context = { registry, executor, options: resolved, shared, inFlight };
+
+  const middleware = function webhookMiddleware(req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void): void {
     const target = readRequestTarget(req, prefixes);
     if (target === undefined) {
       next();
       return;
     }
-    const events = callEvents(resolved.onEvent);
-    events.emit({ type: 'received', method: req.method ?? 'GET', path: target.rawPath });
-    const state: CallState = { executing: false, controller: undefined, hungUp: false };
-    // One listener per call: the responded event, and an abort for a workflow still waiting to answer.
-    res.once('close', () => {
-      events.emit({ type: 'responded', status: res.statusCode, completed: res.writableFinished });
-      if (res.writableFinished) return;
-      state.hungUp = true;
-      state.controller?.abort(hangUp());
-    });
-    handleCall(req, res, target, { registry, executor, options: resolved, shared, events, state }).catch((thrown: unknown) => {
-      const error = toWebhookError(thrown);
-      if (!state.executing) events.emit({ type: 'rejected', code: error.code, status: error.status });
-      sendError(res, next, error, resolved.errorHandling);
-    });
+    serveCall(req, res, next, target, context);
   };
+  return Object.assign(middleware, {
+    close: (closeOptions: { timeoutMs?: number } = {}): Promise<DrainResult> => inFlight.drain(closeOptions.timeoutMs ?? 10_000),
+  });
 }
 
-interface CallState {
-  executing: boolean;
-  /** Created on first use of run.signal, or by a deadline: most runs never look at it. */
-  controller: AbortController | undefined;
-  hungUp: boolean;
+/** Everything a call needs that the factory made once. */
+interface Context {
+  registry: WebhookRegistry;
+  executor: WebhookExecutor;
+  options: ResolvedOptions;
+  shared: SharedSettings;
+  inFlight: InFlight;
+}
+
+function serveCall(req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, target: RequestTarget, context: Context): void {
+  const { options } = context;
+  const callId = callIdOf(req, options.requestIdHeader);
+  const events = callEvents(options.onEvent, callId);
+  const state = newCallState(callId);
+  const sent: Sent = { status: undefined, completed: false };
+  trackCall(context.inFlight, state, events, watchClose(res, state, sent), sent);
+  handleCall(req, res, target, { ...context, events, state }).catch((thrown: unknown) => {
+    const error = toWebhookError(thrown);
+    if (!state.executing) {
+      state.runEnded();
+      if (state.release === undefined) state.released();
+      if (state.webhook === undefined) events.emit({ type: 'received', method: req.method ?? 'GET', path: target.rawPath });
+      events.emit({ type: 'rejected', code: error.code, status: error.status, error, ...workflowOf(state.webhook) });
+    }
+    if (error.status >= 500 && !state.reported) {
+      options.logger.error({ callId, err: errorFields(error), method: req.method, path: target.rawPath, ...workflowOf(state.webhook) },
+        `webhook call answered ${error.status} ${error.code}`);
+    }
+    sendError(res, next, error, options.errorHandling);
+  });
 }
 
 /** Settings of the stages, derived from the options once. */
@@ -93,62 +127,81 @@ interface SharedSettings {
   payload: PayloadSettings;
 }
 
-interface Wiring {
-  registry: WebhookRegistry;
-  executor: WebhookExecutor;
-  options: ResolvedOptions;
-  shared: SharedSettings;
+interface Wiring extends Context {
   events: CallEvents;
   state: CallState;
 }
 
-const hangUp = (): WebhookError => new WebhookError('BODY_ABORTED', 'The caller closed the connection.');
+const REQUEST_ID = /^[\w.:@/+=-]{1,200}$/;
 
-/** The run's AbortController, made when first needed; already aborted if the caller has gone. */
-function controllerOf(state: CallState): AbortController {
-  if (state.controller === undefined) {
-    state.controller = new AbortController();
-    if (state.hungUp) state.controller.abort(hangUp());
-  }
-  return state.controller;
+/** The caller's request id when it is a sane token, else a new one. */
+function callIdOf(req: IncomingMessage, header: string): string {
+  const given = req.headers[header];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+function workflowOf(webhook: RegisteredWebhook | undefined): { workflowId?: string; nodeName?: string } {
+  return webhook === undefined ? {} : { workflowId: webhook.workflowId, nodeName: webhook.nodeName };
+}
+
+/** Activation warnings (unknown node options), logged the first time a webhook with them is served. */
+const warned = new WeakSet<object>();
+
+function warnOnce(warnings: RegisteredWebhook['warnings'] & object, logger: ResolvedOptions['logger']): void {
+  if (warned.has(warnings)) return;
+  warned.add(warnings);
+  for (const warning of warnings) logger.warn({ ...warning }, warning.message);
+}
+
+function shuttingDown(): WebhookError {
+  return new WebhookError('SHUTTING_DOWN', 'The server is shutting down and takes no new webhook calls.', {
+    hint: 'Try again in a moment; another instance may take the call.',
+    headers: { 'retry-after': '5', connection: 'close' },
+  });
 }
 
 async function handleCall(req: IncomingMessage, res: ServerResponse, target: RequestTarget, wiring: Wiring): Promise<void> {
-  const { options } = wiring;
+  const { options, state, events } = wiring;
+  if (wiring.inFlight.closing) throw shuttingDown();
   checkRequestLimits(req, options.limits);
   const method = (req.method ?? 'GET').toUpperCase();
   if (method === 'OPTIONS') {
+    events.emit({ type: 'received', method, path: target.rawPath });
+    state.runEnded();
+    state.released();
     await writeResponse(res, await answerOptions(req, wiring.registry, target));
     return;
   }
   const { webhook, params } = await matchWebhook(wiring.registry, target, method);
+  state.webhook = webhook;
+  if (webhook.warnings !== undefined) warnOnce(webhook.warnings, options.logger);
+  events.emit({ type: 'received', method, path: target.rawPath, workflowId: webhook.workflowId, nodeName: webhook.nodeName });
   // CORS goes on the response first: every answer from here on, errors included, must be readable by the browser.
   const cors = corsHeaders(webhook.parameters.allowedOrigins, req.headers.origin);
   for (const name in cors) addHeader(res, name, cors[name] as string);
   const guarded = guardCall(req, webhook, wiring.shared.guard);
   const jwtPayload = guarded instanceof Promise ? await guarded : guarded;
   const payload = await parsePayload(req, wiring.shared.payload, webhook.parameters);
+  state.release = cleanupOf(payload);
   let ended: Promise<void> = Promise.resolve();
   try {
-    const report = (error: WebhookError): void => {
-      options.onWorkflowError(error, { workflowId: webhook.workflowId, nodeName: webhook.nodeName, mode: target.kind, webhook });
-    };
+    const report = reporter(wiring, webhook, target, res);
     const parameters = webhook.parameters;
     const responder = parameters.responseMode === 'responseNode'
-      ? createResponder((plan) => { void writeSuccess({ res, parameters }, plan); }, report)
+      ? createResponder(writerOf(res, parameters), report)
       : NO_RESPONDER;
-    const { state } = wiring;
     const run = buildRun({
       req,
       target,
       match: { webhook, params },
       query: parseQuery(target.search),
       payload,
-      baseUrl: options.publicUrl ?? requestBaseUrl(req, target.mountPath),
+      baseUrl: options.publicUrl ?? requestBaseUrl(req, target.mountPath, options.proxyHops),
       prefix: target.kind === 'test' ? options.testPrefix : options.productionPrefix,
-      signal: () => controllerOf(state).signal,
+      signal: signalOf(state),
       respond: parameters.responseMode === 'responseNode' ? responder.respond : ignoreRespond(report),
       jwtPayload,
+      callId: state.callId,
     });
     // A test listen is used up only by a call that reaches its workflow: after the guards and parsing, and with
     // nothing left between the claim and the run that could fail and leave the listen waiting.
@@ -156,18 +209,41 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
     if (target.kind === 'test' && claim === undefined) throw notListening(method, target.rawPath, 'received');
     claim?.arrived(run);
     const call: Call = {
-      res, run, executor: wiring.executor, parameters, responder, abort: (reason) => controllerOf(state).abort(reason),
-      deadline: options.deadline, events: wiring.events, report,
+      res, run, executor: wiring.executor, parameters, responder, abort: stopperOf(state),
+      deadline: options.deadline, events, report,
       onSettled: claim?.settled,
     };
-    wiring.state.executing = true;
+    state.executing = true;
     const started = startCall(call);
-    ended = started.ended;
+    ended = limitRun(started.ended, state, options.maxRunMs, options.logger);
     await started.answer;
   } finally {
-    // Temp files live until the workflow no longer needs them, not merely until the answer is sent.
-    void ended.then(() => payload.cleanup());
+    afterRun(ended, state, payload);
   }
+}
+
+/** How a responseNode answer is written; the responder drops it once the call is answered. */
+function writerOf(res: ServerResponse, parameters: RegisteredWebhook['parameters']): (plan: ResponsePlan) => void {
+  return (plan) => { void writeSuccess({ res, parameters }, plan); };
+}
+
+/** Where a workflow failure goes: the host's onWorkflowError, else the logger, saying whether the caller was told. */
+function reporter(wiring: Wiring, webhook: RegisteredWebhook, target: RequestTarget, res: ServerResponse): (error: WebhookError) => void {
+  const { options, state } = wiring;
+  const context = { workflowId: webhook.workflowId, nodeName: webhook.nodeName, mode: target.kind, webhook, callId: state.callId };
+  // Held only until the connection closes: a run that goes on must not keep the response alive.
+  let response: ServerResponse | undefined = res;
+  res.once('close', () => { response = undefined; });
+  return (error) => {
+    state.reported = true;
+    const answered = response?.headersSent ?? state.answered;
+    if (options.onWorkflowError !== undefined) {
+      options.onWorkflowError(error, { ...context, answered });
+      return;
+    }
+    options.logger.error({ callId: state.callId, err: errorFields(error), workflowId: webhook.workflowId, nodeName: webhook.nodeName, mode: target.kind },
+      answered ? 'workflow failed after its caller was answered' : `workflow failed; the caller is answered ${error.status} ${error.code}`);
+  };
 }
 
 function ignoreRespond(report: (error: WebhookError) => void): WebhookRun['respond'] {

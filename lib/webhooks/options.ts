@@ -16,12 +16,14 @@ import { safeLogger, STDERR_LOGGER, type WebhookLogger } from './logger.js';
 import type { RegisteredWebhook } from './registry/contract.js';
 import { fail, group, positiveInteger, prefix, publicUrl } from './option-checks.js';
 
-/** Where a failure happened that no HTTP answer can carry (the caller already got its response). */
+/** Where a workflow failed, and whether its caller had been answered already (else it gets the error answer). */
 export interface WorkflowFailureContext {
   workflowId: string;
   nodeName: string;
   mode: WebhookKind;
   webhook: RegisteredWebhook;
+  callId: string;
+  answered: boolean;
 }
 
 /** Payload limits in bytes or counts; past one, the call gets a 413 whose code names it. */
@@ -72,8 +74,8 @@ export interface WebhookMiddlewareOptions {
   /** `'respond'` (default): answer errors as JSON `{ code, message, hint? }`. `'next'`: hand them to `next(err)`. */
   errorHandling?: 'respond' | 'next';
   /**
-   * Called when a workflow fails after its caller was already answered (responseMode `onReceived`).
-   * Default: a one-line report on stderr, so that no failure is lost.
+   * Called for every workflow failure, with `answered` telling whether the caller had its answer already
+   * (responseMode `onReceived`) or gets the error. Default: the failure goes to the `logger`.
    */
   onWorkflowError?: (error: WebhookError, context: WorkflowFailureContext) => void;
   limits?: WebhookLimitsOptions;
@@ -89,7 +91,7 @@ export interface WebhookMiddlewareOptions {
   onEvent?: WebhookEventListener;
   /**
    * Reverse proxies in front of the server, whose X-Forwarded-For entries are trusted to find the caller's address.
-   * Default: the environment variable PLATFORM_PROXY_HOPS (spec 5), read once here, else 0 (X-Forwarded-For ignored).
+   * Default: the environment variable PLATFORM_PROXY_HOPS, read once here, else 0 (X-Forwarded-For ignored).
    */
   proxyHops?: number;
   /** Supplies the credential of a node with basicAuth, headerAuth or jwtAuth. */
@@ -115,7 +117,7 @@ export interface ResolvedOptions {
   testPrefix: string;
   publicUrl: string | undefined;
   errorHandling: 'respond' | 'next';
-  onWorkflowError: (error: WebhookError, context: WorkflowFailureContext) => void;
+  onWorkflowError: ((error: WebhookError, context: WorkflowFailureContext) => void) | undefined;
   limits: PayloadLimits & RequestLimits;
   uploads: { tempDir: string; memoryThreshold: number };
   proxyHops: number;
@@ -184,7 +186,7 @@ function resolveDeadline(ms: unknown, status: unknown): DeadlineSettings {
   return { ms: timeout, status: (status as number | undefined) ?? 524 };
 }
 
-/** The option, else PLATFORM_PROXY_HOPS (spec 5), else 0: read once, here. */
+/** The option, else PLATFORM_PROXY_HOPS, else 0: read once, here. */
 function resolveProxyHops(value: unknown): number {
   if (value !== undefined) {
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) fail('proxyHops', 'a whole number of proxies (0 or more)', value);
@@ -224,13 +226,6 @@ function optionalFunction<T>(name: string, value: T | undefined): T | undefined 
   return value;
 }
 
-function reportToStderr(error: WebhookError, context: WorkflowFailureContext): void {
-  process.stderr.write(
-    `workflow-webhooks: workflow "${context.workflowId}" (node "${context.nodeName}", ${context.mode}) failed after ` +
-      `its caller was answered: [${error.code}] ${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ''}\n`,
-  );
-}
-
 export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly<ResolvedOptions> {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) fail('options', 'an object', options);
   for (const name of Object.keys(options)) {
@@ -247,7 +242,7 @@ export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly
     testPrefix,
     publicUrl: publicUrl(options.publicUrl),
     errorHandling,
-    onWorkflowError: onWorkflowError ?? reportToStderr,
+    onWorkflowError,
     limits: resolveLimits(limits),
     uploads: resolveUploads(options.uploads),
     deadline: Object.freeze(resolveDeadline(options.responseTimeoutMs, options.timeoutStatus)),

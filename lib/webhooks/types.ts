@@ -10,6 +10,11 @@ export type { ExecutionHint };
 
 export const HTTP_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
+/**
+ * A method as a node may store it: upper case, or lower case as older workflows hold it (matched without regard to
+ * case, surrounding white space ignored).
+ */
+export type HttpMethodParameter = HttpMethod | Lowercase<HttpMethod>;
 
 export const RESPONSE_MODES = ['onReceived', 'lastNode', 'responseNode'] as const;
 export type ResponseMode = (typeof RESPONSE_MODES)[number];
@@ -22,7 +27,7 @@ export type Authentication = (typeof AUTHENTICATIONS)[number];
 
 /** Options collection of the Webhook node, as a workflow stores it. */
 export interface WebhookNodeOptions {
-  /** Property of the first item whose value is the response (spec 4.1); `data` when the option is added empty. */
+  /** Property of the first item whose value is the response (dotted paths allowed); `data` when the option is added empty. */
   responsePropertyName?: string;
   /** Name of the binary property `firstEntryBinary` sends. Default `data`. */
   responseBinaryPropertyName?: string;
@@ -44,13 +49,18 @@ export interface WebhookNodeOptions {
   noResponseBody?: boolean;
   /** responseMode `onReceived`: a fixed text to answer with instead of `{"message":"Workflow was started"}`. */
   responseData?: string;
+  /**
+   * Workflows stored as JSON may hold keys this node does not know: they are ignored, and activation reports each one
+   * in the webhook's `warnings`.
+   */
   [option: string]: unknown;
 }
 
-/** Parameters of a Webhook node (DESIGN §2). Everything but `path` has a default. */
+/** Parameters of a Webhook node. Everything but `path` has a default. */
 export interface WebhookNodeParameters {
   path: string;
-  httpMethod?: string | string[];
+  /** One method; with `multipleMethods` on, a list (each method gets its own output, in list order). Default GET; GET and POST when multi. */
+  httpMethod?: HttpMethodParameter | HttpMethodParameter[];
   multipleMethods?: boolean;
   responseMode?: ResponseMode;
   responseData?: ResponseData;
@@ -98,17 +108,33 @@ export interface Item {
   binary?: Record<string, BinaryData>;
 }
 
-/** What the Webhook node's trigger puts on its output (the item users of the known platform expect). */
-export interface TriggerJson extends Record<string, unknown> {
+/**
+ * What the Webhook node's trigger puts on its output (the item users of the known platform expect). `Body` is the
+ * host's own statement of what callers send: nothing checks the body against it, so validate before trusting it.
+ */
+export interface TriggerJson<Body = unknown> extends Record<string, unknown> {
   headers: Record<string, string | string[] | undefined>;
   params: Record<string, string>;
   query: Record<string, unknown>;
-  body: unknown;
+  /** The parsed body: JSON, form fields, text or XML as an object; `{}` when the call had no body. */
+  body: Body;
   webhookUrl: string;
   executionMode: WebhookKind;
   /** The verified token's payload, with jwtAuth. */
   jwtPayload?: Record<string, unknown>;
 }
+
+/** The trigger's output item: its `json` typed, `binary` when the call carried files or raw bytes. */
+export interface TriggerItem<Body = unknown> extends Item {
+  json: TriggerJson<Body>;
+}
+
+/**
+ * The items of a run. Once a body type is given, the one trigger item, typed, so `run.items[0].json.body` needs
+ * neither a cast nor a check for a missing item. Without one (or with `unknown`) they stay plain `Item`s, as they
+ * always were, so code that reassigns `run.items` to other items keeps compiling.
+ */
+export type TriggerItems<Body> = unknown extends Body ? Item[] : [TriggerItem<Body>];
 
 /** A response given from inside the workflow (responseMode `responseNode`). */
 export interface WorkflowResponse {
@@ -117,35 +143,62 @@ export interface WorkflowResponse {
   body?: unknown;
 }
 
-/** One webhook call, handed to the host's executor. */
-export interface WebhookRun {
+/**
+ * One webhook call, handed to the host's executor. `Body` types `items[0].json.body`, e.g.
+ * `WebhookRun<{ name: string }>`. Without it the items are plain `Item`s, whose `json.body` is `unknown`: the
+ * default `any` only lets a run (and an executor) of every body type fit where a plain one is expected, and no `any`
+ * reaches the run's data.
+ */
+export interface WebhookRun<Body = any> {
   workflowId: string;
   workflowName: string | undefined;
   nodeName: string;
   mode: WebhookKind;
   method: HttpMethod;
+  /** With several methods: the index of the call's method in the node's list, the output the item goes out on. */
   outputIndex: number;
-  /** The trigger's output on `outputIndex`. */
-  items: Item[];
+  /** The trigger's output on `outputIndex`: one item. */
+  items: TriggerItems<Body>;
   /** Answers the call from inside the workflow; only used with responseMode `responseNode`. */
   respond(response: WorkflowResponse): void;
-  /** Aborted when the caller goes away before a `lastNode`/`responseNode` answer. */
+  /**
+   * Aborted when the run must stop: the caller went away before a `lastNode`/`responseNode` answer, the response
+   * deadline passed, the run exceeded `maxRunMs` (any response mode), or the middleware is shutting down.
+   */
   signal: AbortSignal;
+  /** The call's id: the request's `x-request-id` (option `requestIdHeader`), else a new UUID. On every event too. */
+  callId: string;
 }
 
 export interface ExecutionResult {
   /** The last node's output items. */
   items: Item[];
-  /** Hints the run produced (spec 2.4's dynamic hints), shown by an editor next to the output. */
+  /** Hints the run produced (message and location), shown by an editor next to the output. */
   hints?: ExecutionHint[];
 }
 
-/** Runs the workflow of a webhook call; supplied by the host application. */
-export type WebhookExecutor = (run: WebhookRun) => Promise<ExecutionResult>;
+/**
+ * Runs the workflow of a webhook call; supplied by the host application. It may return the result or a promise of
+ * it; a throw and a rejection are the same workflow failure. `Body` types the trigger item's body:
+ * `const executor: WebhookExecutor<{ name: string }> = (run) => …`; it is the host's statement of what callers send,
+ * never checked. Without it the run's items are plain `Item`s, as in `WebhookRun`.
+ */
+export type WebhookExecutor<Body = any> = (run: WebhookRun<Body>) => ExecutionResult | Promise<ExecutionResult>;
 
 /** Structural middleware type: assignable to `app.use()` of Express 4, Express 5 and Connect. */
-export type WebhookMiddleware = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  next: (err?: unknown) => void,
-) => void;
+export interface WebhookMiddleware {
+  (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void): void;
+  /**
+   * Shuts down gracefully: new calls are answered 503 `SHUTTING_DOWN` (with `Retry-After` and `Connection: close`),
+   * runs under way get `timeoutMs` (default 10 000) to settle, then the rest are told to stop through `run.signal`
+   * and their temp files are removed. Resolves with how many calls ended which way.
+   */
+  close(options?: { timeoutMs?: number }): Promise<WebhookShutdownResult>;
+}
+
+export interface WebhookShutdownResult {
+  /** Calls that finished on their own before the timeout. */
+  completed: number;
+  /** Calls whose runs were told to stop when the timeout passed. */
+  aborted: number;
+}

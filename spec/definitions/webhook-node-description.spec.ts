@@ -3,7 +3,7 @@ import { MemoryWebhookRegistry } from '../../lib/index.js';
 import { WEBHOOK_NODE_DESCRIPTION } from '../../lib/definitions/index.js';
 
 describe('the Webhook node\'s own description', () => {
-  it('declares every parameter the middleware reads, as spec 2.5 names them', () => {
+  it('declares every parameter the middleware reads, by the names workflows store', () => {
     const names = WEBHOOK_NODE_DESCRIPTION.properties.map((property) => property.name);
     expect(names).to.include.members(['multipleMethods', 'httpMethod', 'path', 'authentication', 'responseMode', 'responseCode', 'responseData', 'options']);
     const options = WEBHOOK_NODE_DESCRIPTION.properties.find((property) => property.name === 'options') as { options: { name: string; default: unknown }[] };

@@ -1,5 +1,5 @@
 /**
- * Defaults: present, of the shape the element type needs (spec 2.2), and, for options, one of the values.
+ * Defaults: present, of the shape the element type needs, and, for options, one of the values.
  * Real nodes use `''` for "nothing chosen" and for number fields without a value yet: both are allowed.
  */
 import { describeValue } from '../findings.js';

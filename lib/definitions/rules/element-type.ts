@@ -1,4 +1,4 @@
-/** The element type: one of the spec's 15; a platform-only type is a warning, anything else an error. */
+/** The element type: one of the 15 every host renders (PROPERTY_TYPES); a platform-only type is a warning, anything else an error. */
 import { PLATFORM_ONLY_TYPES, PROPERTY_TYPES } from '../types.js';
 import type { PropertyRule } from './context.js';
 
@@ -9,7 +9,7 @@ export const checkElementType: PropertyRule = (definition, at, { findings }) => 
   const { type } = definition;
   if (typeof type !== 'string' || SPEC.has(type)) return;
   if (PLATFORM.has(type)) {
-    findings.warning('platform-only-type', at, `type '${type}' is not one of the spec's 15 element types (the platform has it, but other hosts may not render it)`, ['type']);
+    findings.warning('platform-only-type', at, `type '${type}' is not one of the 15 element types: the platform has it, but other hosts may not render it`, ['type']);
     return;
   }
   findings.error('unknown-type', at, `type '${type}' is not an element type; use one of ${PROPERTY_TYPES.join(', ')}`, ['type']);

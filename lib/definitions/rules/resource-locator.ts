@@ -1,5 +1,5 @@
 /**
- * Resource locator modes (spec 2.3): each named and labelled, of type string or list, unique by name; a list mode
+ * Resource locator modes: each named and labelled, of type string or list, unique by name; a list mode
  * names its search method (and that method exists when the node's methods are known); validation regexes compile;
  * extractValue compiles with exactly one capture group (the platform throws at run time otherwise).
  */

@@ -1,5 +1,5 @@
 /**
- * Resource mapper (spec 2.3, ResourceMapperTypeOptions): default `{ mappingMode, value: null }`, exactly one
+ * Resource mapper (ResourceMapperTypeOptions): default `{ mappingMode, value: null }`, exactly one
  * mapping method (remote or local) that exists when methods are known, and the combinations that do nothing.
  */
 import { describeValue } from '../findings.js';

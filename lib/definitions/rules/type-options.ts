@@ -1,8 +1,9 @@
 /**
- * typeOptions beyond their structure: number ranges that cannot hold, password fields (spec 2.3: required with
- * default ''), the HTML editor's noDataExpression, and unknown keys with a "did you mean".
+ * typeOptions beyond their structure: number ranges that cannot hold, password fields (required, with default ''),
+ * the HTML editor's noDataExpression, and unknown keys with a "did you mean".
  */
 import { describeValue } from '../findings.js';
+import { suggestion } from '../suggestion.js';
 import { isObject, typeOptionsOf, type PropertyRule } from './context.js';
 
 /** Every typeOptions key the platform declares (its interface also allows any other, hence warnings only). */
@@ -16,30 +17,6 @@ export const KNOWN_TYPE_OPTIONS = [
   'searchListMethod', 'searchable', 'searchFilterRequired',
 ] as const;
 const KNOWN = new Set<string>(KNOWN_TYPE_OPTIONS);
-
-/** Edit distance, bounded: only near misses matter. */
-function distance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 3;
-}
-
-export function suggestion(key: string, known: Iterable<string>): string | undefined {
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const candidate of known) {
-    const d = candidate.toLowerCase() === key.toLowerCase() ? 0 : distance(key, candidate);
-    if (d < bestDistance) { best = candidate; bestDistance = d; }
-  }
-  return best;
-}
 
 export const checkUnknownTypeOptions: PropertyRule = (definition, at, { findings }) => {
   for (const key of Object.keys(typeOptionsOf(definition))) {
@@ -62,7 +39,7 @@ export const checkPassword: PropertyRule = (definition, at, { findings }) => {
     findings.error('password-default', at, `a password field's default must be '' (got ${describeValue(definition.default)}): a default would be a shared secret`, ['default']);
   }
   if (definition.required !== true) {
-    findings.recommendation('password-not-required', at, 'a password field should be required: true (spec 2.3)', ['required']);
+    findings.recommendation('password-not-required', at, 'a password field should be required: true, so that the node never runs with the secret left empty', ['required']);
   }
 };
 
@@ -78,7 +55,7 @@ export const checkEditor: PropertyRule = (definition, at, { findings }) => {
 
 export const checkHtmlEditor: PropertyRule = (definition, at, { findings }) => {
   if (typeOptionsOf(definition).editor !== 'htmlEditor' || definition.noDataExpression === true) return;
-  findings.recommendation('html-editor-expression', at, 'an HTML editor field should set noDataExpression: true (spec 2.3); expressions go inside the HTML as {{ }}', ['noDataExpression']);
+  findings.recommendation('html-editor-expression', at, 'an HTML editor field should set noDataExpression: true: a whole-field expression would replace the HTML; expressions go inside it as {{ }}', ['noDataExpression']);
 };
 
 export const checkFilterOptions: PropertyRule = (definition, at, { findings }) => {

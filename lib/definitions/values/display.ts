@@ -1,5 +1,5 @@
 /**
- * Whether a parameter is shown for the values entered (displayOptions, spec 2.1): every `show` key must match one
+ * Whether a parameter is shown for the values entered (displayOptions): every `show` key must match one
  * of its entries, no `hide` key may match. Keys name sibling parameters, `/name` root parameters, `@version` the
  * node version. An expression value shows the parameter (it is only known at run time), as the platform does.
  */

@@ -1,5 +1,5 @@
 /**
- * Converting and checking one value against a FieldType (spec 2.3's eight, and the platform's others). Used by the
+ * Converting and checking one value against a FieldType (the resource mapper's eight, and the platform's others). Used by the
  * resource mapper and by `validateType`. Messages follow the platform's texts where they are clear.
  */
 import type { FieldType, OptionEntry } from '../types.js';

@@ -1,5 +1,5 @@
 /**
- * Resource locator values `{ __rl: true, mode, value }` (spec 2.3, 7): the mode must exist, the value must pass the
+ * Resource locator values `{ __rl: true, mode, value }`: the mode must exist, the value must pass the
  * mode's regex validations (the issue text is the validation's errorMessage), extractValue pulls the ID out of an
  * entered URL, and the mode's `url` expression is resolved with the entered value.
  */

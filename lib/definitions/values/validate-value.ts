@@ -1,5 +1,5 @@
 /**
- * What a user entered, checked against the definitions (spec 2.3-2.4, 7): required fields, value shapes per type,
+ * What a user entered, checked against the definitions: required fields, value shapes per type,
  * option values, number ranges and precision (the platform checks these only in its editor; we check them
  * everywhere), resource locator modes and validations, and nested collections. Parameters not shown for the values
  * entered are neither required nor validated. Expressions (`=…`) are only known at run time and are skipped.

@@ -6,10 +6,7 @@
  */
 import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { errors as joseErrors, importSPKI, importX509, jwtVerify, type JWTPayload } from 'jose';
-
-/** What jose's importers give: a WebCrypto key, whose type needs the DOM lib; kept opaque here. */
-type CryptoKeyLike = Awaited<ReturnType<typeof importSPKI>>;
+import type { JWTPayload } from 'jose';
 import { WebhookError } from '../errors.js';
 import type { Authentication } from '../types.js';
 import type { RegisteredWebhook } from '../registry/contract.js';
@@ -68,6 +65,18 @@ function checkHeader(req: IncomingMessage, credential: HeaderAuthCredential): vo
   if (!same(Array.isArray(given) ? given.join(', ') : given, credential.value)) throw wrong();
 }
 
+type Jose = typeof import('jose');
+/** What jose's importers give: a WebCrypto key, whose type needs the DOM lib; kept opaque here. */
+type CryptoKeyLike = Awaited<ReturnType<Jose['importSPKI']>>;
+
+// jose is loaded by the first JWT call: a host whose nodes never use jwtAuth never pays for it, and the module,
+// once here, is read from this variable without another await.
+let jose: Jose | undefined;
+async function loadJose(): Promise<Jose> {
+  jose ??= await import('jose');
+  return jose;
+}
+
 const keyCache = new WeakMap<JwtAuthCredential, Promise<KeyObject | CryptoKeyLike | Uint8Array>>();
 
 function algorithmsOf(credential: JwtAuthCredential): string[] {
@@ -79,7 +88,7 @@ function algorithmsOf(credential: JwtAuthCredential): string[] {
   return list;
 }
 
-function keyOf(credential: JwtAuthCredential, algorithm: string): Promise<KeyObject | CryptoKeyLike | Uint8Array> {
+function keyOf(credential: JwtAuthCredential, algorithm: string, { importSPKI, importX509 }: Jose): Promise<KeyObject | CryptoKeyLike | Uint8Array> {
   let key = keyCache.get(credential);
   if (key === undefined) {
     if (credential.keyType === 'passphrase') {
@@ -98,17 +107,18 @@ async function checkJwt(req: IncomingMessage, credential: JwtAuthCredential): Pr
   const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
   if (match === null) throw required('Bearer realm="Webhook"');
   const algorithms = algorithmsOf(credential);
+  const lib = jose ?? await loadJose();
   let key: KeyObject | CryptoKeyLike | Uint8Array;
   try {
-    key = await keyOf(credential, algorithms[0] as string);
+    key = await keyOf(credential, algorithms[0] as string, lib);
   } catch (error) {
     throw error instanceof WebhookError ? error : new WebhookError('AUTH_NOT_CONFIGURED', 'The JWT credential\'s key cannot be read.', { cause: error });
   }
   try {
-    const { payload } = await jwtVerify(match[1] as string, key, { algorithms });
+    const { payload } = await lib.jwtVerify(match[1] as string, key, { algorithms });
     return payload;
   } catch (error) {
-    if (error instanceof joseErrors.JWTExpired) throw new WebhookError('AUTH_INVALID', 'The token has expired.', { cause: error });
+    if (error instanceof lib.errors.JWTExpired) throw new WebhookError('AUTH_INVALID', 'The token has expired.', { cause: error });
     throw wrong();
   }
 }

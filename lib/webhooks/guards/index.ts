@@ -1,5 +1,5 @@
 /**
- * The guard stage (DESIGN §1, between match and parse): what may refuse a call before its body is read or its
+ * The guard stage (between match and parse): what may refuse a call before its body is read or its
  * workflow runs. In order: the browser origin (CORS, `cors.ts`, applied first by the middleware so that every later
  * answer, errors included, carries its headers), bots, the IP allowlist, authentication. A refused call never
  * reaches the executor and does not use up a test listen.

@@ -1,13 +1,15 @@
 /**
- * The request body as a stream of its decoded bytes: `Content-Encoding: gzip`, `deflate` and `br` are inflated
- * here, so every parser and every limit downstream counts inflated bytes (no zip bombs past a limit).
+ * The request body as a stream of its decoded bytes that this stage owns: `Content-Encoding: gzip`, `deflate` and
+ * `br` are inflated here, so every parser and every limit downstream counts inflated bytes (no zip bombs past a
+ * limit). A client that hangs up, or sends nothing for `bodyTimeoutMs`, ends the stream with a coded error; the
+ * request itself is never destroyed, so the error can still be answered on its connection.
  */
 import type { IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Duplex, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { WebhookError } from '../errors.js';
 
-const INFLATERS: Record<string, () => NodeJS.ReadWriteStream> = {
+const INFLATERS: Record<string, () => Duplex> = {
   gzip: createGunzip,
   'x-gzip': createGunzip,
   deflate: createInflate,
@@ -18,28 +20,79 @@ export function contentEncoding(req: IncomingMessage): string {
   return (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
 }
 
-export function openBodyStream(req: IncomingMessage): Readable {
+/** setTimeout's largest delay; a longer one fires at once. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
+
+const aborted = (cause?: unknown): WebhookError =>
+  new WebhookError('BODY_ABORTED', 'The request body was aborted before it was complete.', { cause });
+
+/** The rest of a stalled body may never come: the answer closes the connection instead of waiting for it. */
+function stalled(ms: number): WebhookError {
+  return new WebhookError('BODY_TIMEOUT', `The request body stalled: no bytes arrived for ${ms} ms.`, {
+    hint: 'Send the body without long pauses, or raise the middleware option bodyTimeoutMs.',
+    headers: { connection: 'close' },
+  });
+}
+
+export interface BodyStream {
+  stream: Readable;
+  /** Ends the watch on the request; after a failure also drains the rest of the body, so the answer can go out. */
+  close(failed: boolean): void;
+}
+
+export function openBodyStream(req: IncomingMessage, timeoutMs: number): BodyStream {
   // Earlier stages are async: a caller may have gone while they ran, and a destroyed request emits nothing more.
-  if (req.destroyed && !req.readableEnded) {
-    throw new WebhookError('BODY_ABORTED', 'The request body was aborted before it was complete.');
-  }
+  if (req.destroyed && !req.readableEnded) throw aborted();
   const encoding = contentEncoding(req);
-  if (encoding === 'identity' || encoding === '') return req;
-  const inflater = INFLATERS[encoding];
+  const inflater = encoding === 'identity' || encoding === '' ? () => new PassThrough() : INFLATERS[encoding];
   if (inflater === undefined) {
     throw new WebhookError('BODY_UNSUPPORTED_ENCODING', `The content encoding "${encoding}" is not supported.`, {
       hint: 'Send the body uncompressed, or compressed with gzip, deflate or br.',
     });
   }
-  const inflating = inflater() as unknown as Readable;
-  // A corrupt stream is the caller's fault: say so instead of failing like a server error.
-  inflating.once('error', () => undefined);
-  req.once('error', (error) => inflating.destroy(error));
-  req.once('close', () => {
-    if (!req.complete) inflating.destroy(new WebhookError('BODY_ABORTED', 'The request body was aborted before it was complete.'));
-  });
-  req.pipe(inflating as unknown as NodeJS.WritableStream);
-  return inflating;
+  const body = inflater();
+  // Parsers listen for errors themselves; this only keeps an error nobody waits for any more from crashing.
+  body.on('error', () => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  let lastByte = Date.now();
+  const end = (error: WebhookError): void => {
+    stop();
+    req.unpipe(body);
+    body.destroy(error);
+  };
+  // A resume counts as a byte: while we paused the request (backpressure from a slow disk or parser), the
+  // client was waiting for us, not stalling.
+  const onProgress = (): void => { lastByte = Date.now(); };
+  const onError = (error: Error): void => end(error instanceof WebhookError ? error : aborted(error));
+  const onClose = (): void => { if (!req.complete) end(aborted()); };
+  const arm = (delay: number): void => { timer = setTimeout(watch, Math.min(delay, MAX_DELAY_MS)); };
+  // One timer per call, re-armed only when it fires: no timer churn for every chunk of a fast upload.
+  const watch = (): void => {
+    const idle = Date.now() - lastByte;
+    if (req.isPaused()) arm(timeoutMs);
+    else if (idle < timeoutMs) arm(timeoutMs - idle);
+    else {
+      end(stalled(timeoutMs));
+      req.resume();
+    }
+  };
+  const stop = (): void => {
+    clearTimeout(timer);
+    req.off('data', onProgress).off('resume', onProgress).off('end', stop).off('error', onError).off('close', onClose);
+  };
+  req.on('data', onProgress).on('resume', onProgress).once('end', stop).on('error', onError).on('close', onClose);
+  arm(timeoutMs);
+  req.pipe(body);
+  return {
+    stream: body,
+    close(failed) {
+      stop();
+      if (!failed || req.readableEnded) return;
+      req.unpipe(body);
+      body.destroy();
+      req.resume();
+    },
+  };
 }
 
 /** Maps stream failures to coded errors: zlib errors carry a `code` starting with Z_ or ERR_. */
@@ -49,5 +102,5 @@ export function bodyStreamError(error: unknown): WebhookError {
   if (typeof code === 'string' && (code.startsWith('Z_') || code.includes('BROTLI'))) {
     return new WebhookError('BODY_INVALID_ENCODING', 'The compressed request body could not be inflated.', { cause: error });
   }
-  return new WebhookError('BODY_ABORTED', 'The request body was aborted before it was complete.', { cause: error });
+  return aborted(error);
 }

@@ -1,30 +1,36 @@
-/** Reduces a Content-Type header to what the parsers need: the lower-cased media type and its charset. */
+/**
+ * Reduces a Content-Type header to what the parsers need: the lower-cased media type, its charset and its
+ * parameters. The header is read by the `content-type` package, so quoted values keep their `;` and escapes.
+ */
+import { parse } from 'content-type';
+
 export interface ContentType {
   /** `type/subtype`, lower-cased; '' when the header is missing or unreadable. */
   mediaType: string;
   /** Lower-cased charset parameter, when present. */
   charset: string | undefined;
-  /** Lower-cased parameters, e.g. `boundary` (its value keeps its case). */
+  /** Parameters by lower-cased name, e.g. `boundary` (its value keeps its case); the first of repeated names wins. */
   parameters: Record<string, string>;
 }
 
 const MEDIA_TYPE = /^[!#$%&'*+.^\w`|~-]+\/[!#$%&'*+.^\w`|~-]+$/;
 
+const NONE: ContentType = Object.freeze({ mediaType: '', charset: undefined, parameters: Object.freeze(Object.create(null) as Record<string, string>) });
+
 export function parseContentType(header: string | undefined): ContentType {
-  if (header === undefined) return { mediaType: '', charset: undefined, parameters: {} };
-  const [type = '', ...rest] = header.split(';');
-  const mediaType = type.trim().toLowerCase();
-  const parameters: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const part of rest) {
-    const equals = part.indexOf('=');
-    if (equals === -1) continue;
-    const name = part.slice(0, equals).trim().toLowerCase();
-    let value = part.slice(equals + 1).trim();
-    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1).replace(/\\(.)/g, '$1');
-    if (name !== '' && !(name in parameters)) parameters[name] = value;
+  if (header === undefined) return NONE;
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(header);
+  } catch {
+    // Whatever a caller sends must not fail the call here: an unreadable type is treated as no type (binary data).
+    return NONE;
   }
+  const { type } = parsed;
+  // Copied into an object without any prototype, so that a `__proto__` parameter is a plain key and reaches nothing.
+  const parameters = Object.assign(Object.create(null) as Record<string, string>, parsed.parameters);
   return {
-    mediaType: MEDIA_TYPE.test(mediaType) ? mediaType : '',
+    mediaType: MEDIA_TYPE.test(type) ? type : '',
     charset: parameters.charset?.toLowerCase(),
     parameters,
   };

@@ -1,11 +1,12 @@
 /**
  * Collects one file's bytes with bounded memory: it stays in memory while the call's in-memory budget lasts, then
- * moves to a temp file and streams there with backpressure. Over `limit` it fails with the given error at once.
+ * moves to a temp file and streams there with backpressure. Over `limit` it fails with the given error at once; a
+ * temp file that cannot be written fails the file too (never a `path` to bytes that are not there).
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { WebhookError } from '../errors.js';
-import type { TempFiles } from './temp-files.js';
+import { storeFailed, TEMP_FILE_MODE, type TempFiles } from './temp-files.js';
 
 /** How much of a call's files may stay in memory, shared by all its files. */
 export class MemoryBudget {
@@ -36,35 +37,70 @@ export interface CollectedFile {
   path?: string;
 }
 
+const aborted = (cause?: unknown): WebhookError =>
+  new WebhookError('BODY_ABORTED', 'The request body was aborted before it was complete.', { cause });
+
 export function collectFile(stream: Readable, settings: SinkSettings): Promise<CollectedFile> {
   return new Promise((resolve, reject) => {
+    /** Bytes not yet on disk: the in-memory file, or what arrived while its temp file was being opened. */
     const chunks: Buffer[] = [];
+    let held = 0;
     let size = 0;
+    let mode: 'memory' | 'opening' | 'disk' = 'memory';
     let file: WriteStream | undefined;
     let path: string | undefined;
+    let ended = false;
+    let failure: WebhookError | undefined;
     let settled = false;
-    const fail = (error: WebhookError): void => {
+
+    const detach = (): void => {
+      stream.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    };
+    const settle = (result: CollectedFile | WebhookError): void => {
       if (settled) return;
       settled = true;
-      stream.off('data', onData);
+      if (result instanceof WebhookError) reject(result);
+      else resolve(result);
+    };
+    const fail = (error: WebhookError): void => {
+      if (failure !== undefined || settled) return;
+      failure = error;
+      detach();
+      stream.on('error', () => undefined);
       stream.resume();
-      if (file === undefined) {
-        reject(error);
+      // With a file open, settle only once it is closed: the caller removes the temp directory right after.
+      if (file === undefined) settle(error);
+      else file.destroy();
+    };
+    const onFileClose = (): void => {
+      // 'close' follows a finished write, a write error and our own destroy(); only the first is a success.
+      if (failure !== undefined) settle(failure);
+      else settle({ size, path: path as string });
+    };
+    const openFile = async (): Promise<void> => {
+      mode = 'opening';
+      // Nothing more until the file is open: chunks arriving meanwhile would pile up in memory.
+      stream.pause();
+      let chosen: string;
+      try {
+        chosen = await settings.tempFiles.next();
+      } catch (error) {
+        fail(error instanceof WebhookError ? error : storeFailed(error));
         return;
       }
-      // Settle only once the file is closed: removing it before its open completes would leave it behind.
-      file.once('close', () => reject(error));
-      file.destroy();
-    };
-    const toDisk = (): void => {
-      path = settings.tempFiles.next();
-      file = createWriteStream(path, { flags: 'wx' });
-      file.on('error', (error) => fail(new WebhookError('INTERNAL_ERROR', 'Could not store an uploaded file.', { cause: error })));
+      if (failure !== undefined) return;
+      path = chosen;
+      mode = 'disk';
+      file = createWriteStream(chosen, { flags: 'wx', mode: TEMP_FILE_MODE });
+      file.on('error', (error) => fail(storeFailed(error)));
+      file.once('close', onFileClose);
       file.on('drain', () => stream.resume());
-      for (const chunk of chunks.splice(0)) {
-        settings.budget.giveBack(chunk.length);
-        file.write(chunk);
-      }
+      settings.budget.giveBack(held);
+      held = 0;
+      let flowing = true;
+      for (const chunk of chunks.splice(0)) flowing = file.write(chunk);
+      if (ended) file.end();
+      else if (flowing) stream.resume();
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
@@ -72,34 +108,26 @@ export function collectFile(stream: Readable, settings: SinkSettings): Promise<C
         fail(settings.tooLarge());
         return;
       }
-      if (file === undefined && settings.budget.take(chunk.length)) {
-        chunks.push(chunk);
+      if (mode === 'disk') {
+        if ((file as WriteStream).write(chunk) === false) stream.pause();
         return;
       }
-      if (file === undefined) toDisk();
-      if (file?.write(chunk) === false) stream.pause();
+      chunks.push(chunk);
+      if (mode === 'opening') return;
+      if (settings.budget.take(chunk.length)) held += chunk.length;
+      else void openFile();
     };
-    stream.on('data', onData);
-    stream.once('limit', () => fail(settings.tooLarge()));
-    stream.once('error', (error) => fail(error instanceof WebhookError ? error : new WebhookError('BODY_ABORTED',
-      'The request body was aborted before it was complete.', { cause: error })));
-    let ended = false;
-    stream.once('close', () => {
-      if (!ended) fail(new WebhookError('BODY_ABORTED', 'The request body was aborted before it was complete.'));
-    });
-    stream.once('end', () => {
+    const onEnd = (): void => {
       ended = true;
-      if (settled) return;
-      if (file === undefined) {
-        settled = true;
-        resolve({ size, data: Buffer.concat(chunks, size) });
-        return;
-      }
-      file.end(() => {
-        if (settled) return;
-        settled = true;
-        resolve({ size, path });
-      });
-    });
+      detach();
+      stream.on('error', () => undefined);
+      if (mode === 'memory') settle({ size, data: Buffer.concat(chunks, size) });
+      else if (mode === 'disk') (file as WriteStream).end();
+      // 'opening': openFile() ends the file once it is open.
+    };
+    const onError = (error: Error): void => fail(error instanceof WebhookError ? error : aborted(error));
+    const onClose = (): void => fail(aborted());
+    stream.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+    stream.once('limit', () => fail(settings.tooLarge()));
   });
 }

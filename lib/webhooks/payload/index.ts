@@ -1,7 +1,7 @@
 /**
  * Payload: turn the request body into the trigger item's `body` and `binary`. This file only chooses the
- * parser by media type; each parser lives in its own file. Whatever fails, the call's temp files are removed
- * before the error leaves this stage.
+ * parser by media type (or takes the body a host parser already read); each parser lives in its own file. Whatever
+ * fails, the call's temp files are removed before the error leaves this stage.
  */
 import { createReadStream } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
@@ -66,11 +66,33 @@ function kindOf(mediaType: string): Kind {
   return 'binary';
 }
 
-/** A host may have parsed the body already (express.json() before us); the stream is then spent. */
-function alreadyParsed(req: IncomingMessage): { body: unknown } | undefined {
-  const host = req as IncomingMessage & { body?: unknown; _body?: boolean };
-  if (host._body === true || req.readableEnded) return { body: host.body ?? {} };
-  return undefined;
+/** Middleware instances (by their settings, built once at the factory) already told about a spent raw body. */
+const toldRawBodyGone = new WeakSet<PayloadSettings>();
+
+/**
+ * A host may have parsed the body already (express.json() before us); the stream is then spent. The raw bytes
+ * survive only where the parser's `verify` hook kept them on `req.rawBody`; without them rawBody cannot be honoured,
+ * which the host hears once per middleware (every call would say the same).
+ */
+function alreadyParsed(req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions): Payload | undefined {
+  const host = req as IncomingMessage & { body?: unknown; _body?: boolean; rawBody?: unknown; originalUrl?: string };
+  if (host._body !== true && !req.readableEnded) return undefined;
+  const body = host.body ?? {};
+  if (!node.rawBody) return { body, cleanup: noCleanup };
+  if (Buffer.isBuffer(host.rawBody)) {
+    const mimeType = parseContentType(req.headers['content-type']).mediaType || 'application/octet-stream';
+    return { body, binary: { data: { mimeType, fileSize: host.rawBody.length, data: host.rawBody } }, cleanup: noCleanup };
+  }
+  if (!toldRawBodyGone.has(shared)) {
+    toldRawBodyGone.add(shared);
+    shared.logger.warn({
+      path: (host.originalUrl ?? req.url ?? '').split('?')[0],
+      contentType: req.headers['content-type'],
+    }, 'workflow-webhooks: the raw body is unavailable for a node with the option rawBody, because a body parser of '
+      + 'the host read the request first; mount the webhook middleware before global body parsers (or keep the bytes '
+      + 'on req.rawBody in the parser\'s verify hook). Reported once.');
+  }
+  return { body, cleanup: noCleanup };
 }
 
 function hasBody(req: IncomingMessage): boolean {
@@ -78,8 +100,8 @@ function hasBody(req: IncomingMessage): boolean {
 }
 
 export async function parsePayload(req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions): Promise<Payload> {
-  const parsed = alreadyParsed(req);
-  if (parsed !== undefined) return { body: parsed.body, cleanup: noCleanup };
+  const parsed = alreadyParsed(req, shared, node);
+  if (parsed !== undefined) return parsed;
   if (!hasBody(req)) return { body: {}, cleanup: noCleanup };
   const tempFiles = new TempFiles(shared.tempDir);
   try {
@@ -110,9 +132,28 @@ async function parseBody(req: IncomingMessage, settings: Settings, tempFiles: Te
   if (contentEncoding(req) === 'identity' && declared > (buffered ? limits.bodySize : kind === 'binary' ? limits.binarySize : Infinity)) {
     throw limitError(buffered ? 'LIMIT_BODY_SIZE' : 'LIMIT_BINARY_SIZE', limits);
   }
-  const stream = openBodyStream(req);
-  if (buffered) {
-    const bytes = await readBody(req, stream, limits.bodySize, () => limitError('LIMIT_BODY_SIZE', limits));
+  const source = openBodyStream(req, settings.bodyTimeoutMs);
+  let failed = true;
+  try {
+    const parsed = await parseStream(req, source.stream, { kind, contentType, mimeType }, settings, tempFiles);
+    failed = false;
+    return parsed;
+  } finally {
+    source.close(failed);
+  }
+}
+
+interface BodyType {
+  kind: Kind;
+  contentType: ContentType;
+  mimeType: string;
+}
+
+async function parseStream(req: IncomingMessage, stream: Readable, type: BodyType, settings: Settings, tempFiles: TempFiles): Promise<Parsed> {
+  const { limits } = settings;
+  const { kind, contentType, mimeType } = type;
+  if (kind !== 'multipart' && kind !== 'binary') {
+    const bytes = await readBody(stream, limits.bodySize, () => limitError('LIMIT_BODY_SIZE', limits));
     const body = parseBuffered(kind, bytes, contentType, limits);
     return settings.rawBody ? { body, binary: { data: { mimeType, fileSize: bytes.length, data: bytes } } } : { body };
   }

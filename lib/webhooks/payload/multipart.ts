@@ -47,7 +47,8 @@ export function parseMultipart(headers: IncomingHttpHeaders, stream: Readable, s
   }
   return new Promise((resolve, reject) => {
     const body: Fields = {};
-    const files: UploadedFile[] = [];
+    // One slot per file in the order the files were sent: a large first file finishes last but stays first.
+    const files: (UploadedFile | undefined)[] = [];
     const sinks: Promise<unknown>[] = [];
     const open = new Set<Readable>();
     let totalSize = 0;
@@ -73,6 +74,7 @@ export function parseMultipart(headers: IncomingHttpHeaders, stream: Readable, s
       if (failed) return file.resume();
       if (Buffer.byteLength(name) > limits.fieldNameSize) return overLimit('LIMIT_FIELD_NAME_SIZE')();
       open.add(file);
+      const slot = files.push(undefined) - 1;
       file.on('data', (chunk: Buffer) => {
         totalSize += chunk.length;
         if (totalSize > limits.totalFileSize) overLimit('LIMIT_TOTAL_FILE_SIZE')();
@@ -86,7 +88,7 @@ export function parseMultipart(headers: IncomingHttpHeaders, stream: Readable, s
         open.delete(file);
         // Browsers send an empty part for a file input left blank: no name, no bytes.
         if (collected.size === 0 && (info.filename ?? '') === '') return;
-        files.push({ field: name, fileName: info.filename || undefined, mimeType: info.mimeType, ...collected });
+        files[slot] = { field: name, fileName: info.filename || undefined, mimeType: info.mimeType, ...collected };
       }, (error: unknown) => {
         open.delete(file);
         fail(error as WebhookError);
@@ -100,7 +102,8 @@ export function parseMultipart(headers: IncomingHttpHeaders, stream: Readable, s
     parser.on('close', () => {
       void Promise.allSettled(sinks).then(() => {
         if (failed) return;
-        resolve({ body, binary: nameUploadedFiles(files, settings.binaryPropertyName, settings.reserved) });
+        const sent = files.filter((file) => file !== undefined);
+        resolve({ body, binary: nameUploadedFiles(sent, settings.binaryPropertyName, settings.reserved) });
       });
     });
     stream.on('error', (error: Error) => fail(error instanceof WebhookError ? error : malformed('The body ended early.', error)));

@@ -1,14 +1,13 @@
 /**
- * Reads a whole (decoded) body into memory, bounded: a body that grows past the limit is cut off at once.
- * The request is drained after a failure so the connection can still carry the error response.
+ * Reads a whole (decoded) body into memory, bounded: a body that grows past the limit is cut off at once. What is
+ * left of the request after a failure is drained by the body stream's owner (payload/index.ts).
  */
-import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { WebhookError } from '../errors.js';
 import { bodyStreamError } from './body-stream.js';
 
-/** Reads `stream` (the request or its inflated form) to the end; `tooLarge` names the limit that applies. */
-export function readBody(req: IncomingMessage, stream: Readable, limit: number, tooLarge: () => WebhookError): Promise<Buffer> {
+/** Reads `stream` (the body stream of body-stream.ts) to the end; `tooLarge` names the limit that applies. */
+export function readBody(stream: Readable, limit: number, tooLarge: () => WebhookError): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -21,8 +20,7 @@ export function readBody(req: IncomingMessage, stream: Readable, limit: number, 
         resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
         return;
       }
-      if (stream !== req) stream.destroy();
-      req.resume();
+      stream.destroy();
       reject(error);
     };
     const onData = (chunk: Buffer): void => {
@@ -32,7 +30,7 @@ export function readBody(req: IncomingMessage, stream: Readable, limit: number, 
     };
     const onEnd = (): void => finish(undefined);
     const onError = (error: Error): void => finish(bodyStreamError(error));
-    const onClose = (): void => finish(req.complete && stream === req ? undefined : bodyStreamError(new Error('closed')));
+    const onClose = (): void => finish(bodyStreamError(new Error('The body stream closed before its end.')));
     stream.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }

@@ -1,29 +1,49 @@
 /**
- * The temp files of one call. Every file a call writes is tracked here from the moment its name is chosen, so a
- * failed, aborted or finished call removes all of them, and removing twice is harmless.
+ * The temp files of one call. They live in a private directory of the call (mkdtemp: mode 0700, inside
+ * uploads.tempDir), made when the call's first file needs disk, each file mode 0600: no other user of the machine
+ * can list or read an upload. Removing the call's directory removes every file it wrote, even one whose write
+ * failed half-way, and leaves uploads.tempDir as it was; removing twice is harmless.
  */
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { WebhookError } from '../errors.js';
+
+/** Mode of every temp file: the directory already hides it, the mode keeps it private if it is moved out. */
+export const TEMP_FILE_MODE = 0o600;
+
+export function storeFailed(cause: unknown): WebhookError {
+  return new WebhookError('INTERNAL_ERROR', 'Could not store an uploaded file.', { cause });
+}
 
 export class TempFiles {
-  readonly #dir: string;
-  readonly #paths = new Set<string>();
+  readonly #parent: string;
+  #dir: Promise<string> | undefined;
+  #removed = false;
 
-  constructor(dir: string) {
-    this.#dir = dir;
+  constructor(parent: string) {
+    this.#parent = parent;
   }
 
-  /** A new file name in the temp directory, tracked for removal. */
-  next(): string {
-    const path = join(this.#dir, `workflow-webhooks-${randomUUID()}`);
-    this.#paths.add(path);
-    return path;
+  /** A new file name in the call's private directory (made on first use). */
+  async next(): Promise<string> {
+    if (this.#removed) throw storeFailed(new Error('The call\'s temp files were already removed.'));
+    // Per call rather than per process: nothing to share between calls, nothing left behind in uploads.tempDir,
+    // and a directory a tmp cleaner removed in the meantime only fails the call that was using it.
+    this.#dir ??= mkdtemp(join(this.#parent, 'workflow-webhooks-'));
+    try {
+      return join(await this.#dir, randomUUID());
+    } catch (error) {
+      throw storeFailed(error);
+    }
   }
 
   async removeAll(): Promise<void> {
-    const paths = [...this.#paths];
-    this.#paths.clear();
-    await Promise.all(paths.map((path) => rm(path, { force: true }).catch(() => undefined)));
+    this.#removed = true;
+    const dir = this.#dir;
+    this.#dir = undefined;
+    if (dir === undefined) return;
+    const path = await dir.catch(() => undefined);
+    if (path !== undefined) await rm(path, { recursive: true, force: true }).catch(() => undefined);
   }
 }

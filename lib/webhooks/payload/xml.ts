@@ -3,11 +3,14 @@
  * lower-cased, values trimmed strings, attributes under `$`, single children not wrapped in arrays. Entity
  * expansion is bounded, so a "billion laughs" document is refused, not expanded.
  */
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { createRequire } from 'node:module';
+import type { XMLParser } from 'fast-xml-parser';
 import { WebhookError } from '../errors.js';
 import { decodeText } from './text.js';
 
-const parser = new XMLParser({
+type FastXmlParser = typeof import('fast-xml-parser');
+
+const PARSER_OPTIONS: ConstructorParameters<FastXmlParser['XMLParser']>[0] = {
   ignoreAttributes: false,
   attributeNamePrefix: '',
   attributesGroupName: '$',
@@ -17,7 +20,19 @@ const parser = new XMLParser({
   trimValues: true,
   ignoreDeclaration: true,
   processEntities: { enabled: true, maxEntitySize: 10_000, maxTotalExpansions: 10_000, maxExpandedLength: 1_000_000 },
-});
+};
+
+/**
+ * fast-xml-parser is loaded by the first XML body, so that hosts whose callers never send XML never load it. It is
+ * required, not imported: the body parsers run synchronously once the bytes are in, and a module already loaded costs
+ * one variable read.
+ */
+let xml: { parser: XMLParser; validator: FastXmlParser['XMLValidator'] } | undefined;
+
+function loadXml(): NonNullable<typeof xml> {
+  const { XMLParser, XMLValidator } = createRequire(import.meta.url)('fast-xml-parser') as FastXmlParser;
+  return { parser: new XMLParser(PARSER_OPTIONS), validator: XMLValidator };
+}
 
 export function isXmlType(mediaType: string): boolean {
   return mediaType.endsWith('/xml') || mediaType.endsWith('+xml');
@@ -30,7 +45,8 @@ function invalidXml(detail: string, cause?: unknown): WebhookError {
 export function parseXmlBody(bytes: Buffer, charset: string | undefined): unknown {
   const text = decodeText(bytes, charset);
   if (text.trim() === '') return {};
-  const valid = XMLValidator.validate(text);
+  const { parser, validator } = xml ??= loadXml();
+  const valid = validator.validate(text);
   if (valid !== true) throw invalidXml(`${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col})`);
   try {
     return parser.parse(text) as unknown;

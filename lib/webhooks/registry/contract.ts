@@ -60,9 +60,26 @@ export interface RegisteredWebhook {
   /** Normalised path template, e.g. `orders/:id` (no leading or trailing slash). */
   path: string;
   isDynamic: boolean;
-  /** The node's output for this method: its index among the node's methods (spec 4.4). */
+  /** The node's output for this method: its index among the node's methods (a call goes out on its method's output). */
   outputIndex: number;
   parameters: ResolvedWebhookParameters;
+  /**
+   * What activation accepted but ignores, e.g. an option the Webhook node does not have; absent when there is
+   * nothing to say. Every webhook of one node shares the node's list: `activationWarnings(webhooks)` gives each once.
+   */
+  warnings?: readonly WebhookWarning[];
+}
+
+/** Something activation accepted but a host should hear about: the workflow works, just not as its author may think. */
+export interface WebhookWarning {
+  /** `unknown-option`: a key of the node's `options` that the Webhook node does not have, so nothing reads it. */
+  code: 'unknown-option';
+  workflowId: string;
+  nodeName: string;
+  /** Where in the node's parameters, e.g. `options.responsCode`. */
+  path: string;
+  /** One line for a log, naming workflow, node and key, with the likely intended name when there is one. */
+  message: string;
 }
 
 /** Why a test address does not listen, when the registry still knows. */
@@ -85,7 +102,7 @@ export interface WebhookRegistry {
   /** Finds the webhook for a request path (still percent-encoded, no leading or trailing slash). */
   lookup(kind: WebhookKind, method: string, path: string): Promise<WebhookLookup>;
   /**
-   * Listens for one test event on the workflow's test addresses (spec 3): the first call that reaches its workflow
+   * Listens for one test event on the workflow's test addresses: the first call that reaches its workflow
    * ends the listen, as do the timeout (default 120 s) and `cancel()`. Another workflow listening on the same
    * (path, method) rejects with WebhookConflictError; the same workflow listening again replaces its earlier listen.
    */
@@ -98,7 +115,7 @@ export interface WebhookRegistry {
 }
 
 export interface TestListenOptions {
-  /** How long the test addresses listen. Default 120 000 (spec 8). */
+  /** How long the test addresses listen, in milliseconds: default 120 000 (two minutes), at most 24 hours. */
   timeoutMs?: number;
   /** Everything an editor shows: listening, call arrived, completed or failed, ended. */
   onEvent?: (event: TestListenEvent) => void;

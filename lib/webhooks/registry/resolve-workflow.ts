@@ -1,8 +1,15 @@
 /**
  * Turns a workflow into the webhooks it registers, one per (node, method): the Webhook node's defaults and checks,
- * applied once at activation, so that nothing on the request path re-reads raw parameters. Every registry uses it.
+ * applied once at activation, so that nothing on the request path re-reads raw parameters; and the warnings about
+ * what the node holds but nothing reads. Every registry uses it.
  */
-import { webhookOptionDefault, webhookParameterDefault } from '../../definitions/webhook-node-description.js';
+import { suggestion } from '../../definitions/suggestion.js';
+import {
+  WEBHOOK_OPTION_NAMES,
+  WEBHOOK_PARAMETER_NAMES,
+  webhookOptionDefault,
+  webhookParameterDefault,
+} from '../../definitions/webhook-node-description.js';
 import { WebhookConflictError, WebhookError } from '../errors.js';
 import { isDynamicPath, normalizeWebhookPath } from './paths.js';
 import { compileAllowlist, parseAllowedOrigins, resolveResponseHeaders } from './node-options.js';
@@ -21,12 +28,12 @@ import {
   type WebhookNodeParameters,
   type WorkflowWebhooks,
 } from '../types.js';
-import type { RegisteredWebhook, ResolvedWebhookParameters } from './contract.js';
+import type { RegisteredWebhook, ResolvedWebhookParameters, WebhookWarning } from './contract.js';
 
 /** Defaults come from the node's own description, so the editor and the middleware cannot disagree. */
 const DEFAULTS = {
   method: webhookParameterDefault('httpMethod', false) as HttpMethod,
-  /** Methods a node accepts when `multipleMethods` is on and none are chosen (spec 2.5). */
+  /** Methods a node accepts when `multipleMethods` is on and none are chosen. */
   methods: webhookParameterDefault('httpMethod', true) as HttpMethod[],
   responseMode: webhookParameterDefault('responseMode') as ResponseMode,
   responseData: webhookParameterDefault('responseData') as ResponseData,
@@ -107,7 +114,7 @@ export function resolveParameters(node: WebhookNode): ResolvedWebhookParameters 
     responseData: oneOf(node, 'responseData', parameters.responseData, RESPONSE_DATA, DEFAULTS.responseData),
     responseCode: resolveResponseCode(node, parameters.responseCode),
     authentication,
-    // An added but empty "Property Name" option means its default, `data` (spec 4.1).
+    // An added but empty "Property Name" option means its default, `data`, as in the node's editor.
     responsePropertyName: propertyName === undefined ? undefined : propertyName.trim() || DEFAULTS.responsePropertyName,
     // The known platform keeps it top-level; an options entry is accepted too.
     responseBinaryPropertyName: optionalString(node, 'responseBinaryPropertyName',
@@ -125,6 +132,38 @@ export function resolveParameters(node: WebhookNode): ResolvedWebhookParameters 
   };
 }
 
+/**
+ * Options read besides the node's Options collection: `responseBinaryPropertyName` is a top-level parameter of the
+ * node, but workflows also store it among the options, and it is honoured there.
+ */
+const READ_OPTIONS = new Set([...WEBHOOK_OPTION_NAMES, 'responseBinaryPropertyName']);
+const PARAMETERS = new Set(WEBHOOK_PARAMETER_NAMES.filter((name) => name !== 'options'));
+
+function unknownOption(workflowId: string, node: WebhookNode, key: string): WebhookWarning {
+  const where = `Workflow "${workflowId}", Webhook node "${node.name}": options.${key}`;
+  const parameter = PARAMETERS.has(key) ? key : undefined;
+  const guess = parameter === undefined ? suggestion(key, READ_OPTIONS) ?? suggestion(key, PARAMETERS) : undefined;
+  const message = parameter !== undefined
+    ? `${where} is ignored: ${key} is a parameter of the node, set beside options, not inside them.`
+    : guess !== undefined && PARAMETERS.has(guess)
+      ? `${where} is not an option of the Webhook node, so it is ignored; did you mean the parameter ${guess} (set beside options, not inside them)?`
+      : `${where} is not an option of the Webhook node, so it is ignored; ${guess === undefined
+        ? `its options are ${[...READ_OPTIONS].sort().join(', ')}.`
+        : `did you mean ${guess}?`}`;
+  return { code: 'unknown-option', workflowId, nodeName: node.name, path: `options.${key}`, message };
+}
+
+/** What the node's options hold that nothing reads (a typo, or an option of another version of the node). */
+export function nodeWarnings(workflowId: string, node: WebhookNode): WebhookWarning[] {
+  const options = node.parameters.options ?? {};
+  return Object.keys(options).filter((key) => !READ_OPTIONS.has(key)).map((key) => unknownOption(workflowId, node, key));
+}
+
+/** The warnings of the webhooks an activation returned, each once (a node's webhooks share its list). */
+export function activationWarnings(webhooks: readonly RegisteredWebhook[]): WebhookWarning[] {
+  return [...new Set(webhooks.flatMap((webhook) => webhook.warnings ?? []))];
+}
+
 /** The node's registered path: its own path, or its webhookId when empty; dynamic paths get the webhookId first. */
 export function resolvePath(node: WebhookNode): string {
   if (typeof node.parameters.path !== 'string') throw invalid(node, 'path must be a string.');
@@ -140,7 +179,8 @@ export function resolvePath(node: WebhookNode): string {
 
 /**
  * All webhooks a workflow registers, one per (node, method); throws WEBHOOK_INVALID_NODE on the first unusable node,
- * and WebhookConflictError when two of its nodes take the same path and method.
+ * and WebhookConflictError when two of its nodes take the same path and method. Options the node does not have are
+ * ignored and reported in the webhooks' `warnings` (see `activationWarnings`).
  */
 export function resolveWorkflowWebhooks(workflow: WorkflowWebhooks, kind: WebhookKind = 'production'): RegisteredWebhook[] {
   if (typeof workflow !== 'object' || workflow === null) {
@@ -161,8 +201,9 @@ export function resolveWorkflowWebhooks(workflow: WorkflowWebhooks, kind: Webhoo
     if (node.disabled === true) continue;
     const parameters = resolveParameters(node);
     const path = resolvePath(node);
+    const warnings = nodeWarnings(workflow.workflowId, node);
     parameters.methods.forEach((method, outputIndex) => {
-      webhooks.push({
+      const webhook: RegisteredWebhook = {
         kind,
         credentials: node.credentials,
         workflowId: workflow.workflowId,
@@ -173,7 +214,10 @@ export function resolveWorkflowWebhooks(workflow: WorkflowWebhooks, kind: Webhoo
         isDynamic: isDynamicPath(path),
         outputIndex,
         parameters,
-      });
+      };
+      // Only when there is something to say, so that a webhook without warnings looks as it always did.
+      if (warnings.length > 0) webhook.warnings = warnings;
+      webhooks.push(webhook);
     });
   }
   refuseTwins(webhooks);

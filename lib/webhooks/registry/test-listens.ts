@@ -1,5 +1,5 @@
 /**
- * Test webhooks of the embedded registry (spec 3, 4.2): a listen registers the workflow's test addresses for one
+ * Test webhooks of the embedded registry: a listen registers the workflow's test addresses for one
  * call within a window. The first call that reaches its workflow claims the listen and the addresses stop
  * listening at once; the window's end and cancel() stop them too. Recently ended addresses are remembered (bounded)
  * so a late call can be told *why* nothing listens.

@@ -47,7 +47,9 @@ export interface StartedCall {
 
 /** Starts the workflow and the answer as the node's responseMode says. */
 export function startCall(call: Call): StartedCall {
-  const execution = reportedExecution(call);
+  // Only what reporting needs: a run that outlives its answer must not keep the request and response alive.
+  const { run, executor, events, report, onSettled } = call;
+  const execution = reportedExecution({ run, executor, events, report, onSettled });
   const ended = execution.then(() => undefined, () => undefined);
   return { answer: answer(call, execution), ended };
 }

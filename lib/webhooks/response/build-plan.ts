@@ -2,6 +2,7 @@
  * Response plans: the HTTP answer a call gets, built from the node's response settings and the workflow's output.
  * Pure functions returning a plan; `write-plan.ts` writes them to the socket.
  */
+import { create as createDisposition } from 'content-disposition';
 import { WebhookError } from '../errors.js';
 import type { ExecutionResult } from '../types.js';
 import type { ResolvedWebhookParameters } from '../registry/contract.js';
@@ -91,13 +92,16 @@ function firstEntryBinary(parameters: ResolvedWebhookParameters, result: Executi
   return { status: parameters.responseCode, headers, file: binary.path as string };
 }
 
-/** `inline` with an ASCII fallback and the RFC 6266/5987 UTF-8 name. */
+/**
+ * `inline` with the file name, written by the `content-disposition` package: quoted where it must be, and a name
+ * beyond printable ASCII as `filename*=UTF-8''…` beside an ASCII `filename` (each other character as `_`) for
+ * clients that cannot read the encoded form.
+ */
 export function contentDisposition(fileName: string): string {
-  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `inline; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+  return createDisposition(fileName, { type: 'inline', fallback: fileName.replace(/[^\x20-\x7e]/g, '_') });
 }
 
-/** responseMode `lastNode`: answer from the last node's items (spec 4.1). */
+/** responseMode `lastNode`: answer from the last node's items, as its `responseData` says. */
 export function buildResultResponse(parameters: ResolvedWebhookParameters, result: ExecutionResult): ResponsePlan {
   switch (parameters.responseData) {
     case 'firstEntryJson':

@@ -52,7 +52,9 @@ export const NO_RESPONDER: Responder = Object.freeze({
 });
 
 /** A responder for one call: `write` sends a plan, `report` learns of responses that could not be sent. */
-export function createResponder(write: (plan: ResponsePlan) => void, report: (error: WebhookError) => void): Responder {
+export function createResponder(writePlan: (plan: ResponsePlan) => void, report: (error: WebhookError) => void): Responder {
+  // Dropped once the call is answered or closed, so a run that goes on does not keep the response alive.
+  let write: ((plan: ResponsePlan) => void) | undefined = writePlan;
   let responded = false;
   let closed = false;
   let markAnswered!: () => void;
@@ -65,12 +67,14 @@ export function createResponder(write: (plan: ResponsePlan) => void, report: (er
       }
       responded = true;
       markAnswered();
+      const send = write as (plan: ResponsePlan) => void;
+      write = undefined;
       try {
-        write(buildWorkflowResponse(response));
+        send(buildWorkflowResponse(response));
       } catch (error) {
         const failure = error as WebhookError;
         report(failure);
-        write(jsonResponse(failure.status, failure.toJSON()));
+        send(jsonResponse(failure.status, failure.toJSON()));
       }
     },
     get responded() {
@@ -79,6 +83,7 @@ export function createResponder(write: (plan: ResponsePlan) => void, report: (er
     answered,
     close() {
       closed = true;
+      write = undefined;
     },
   };
 }

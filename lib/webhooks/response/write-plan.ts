@@ -1,29 +1,27 @@
 /** Writes a response plan with Node's own API only, so it runs under Express 4, Express 5, Connect and node:http. */
 import { createReadStream } from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream';
 import type { ResponsePlan } from './build-plan.js';
 import { mergeHostHeaders } from './host-headers.js';
 
 /**
  * Writes the plan in one `writeHead` + `end`; headers the host set earlier are kept (Vary and a CSP are joined with
  * the host's, see host-headers.ts). For a
- * streamed file, resolves once the file is on the wire or the connection is gone, so the file is not removed under
- * the stream; everything else is written synchronously and gives undefined.
+ * streamed file, resolves once the file is on the wire or the connection is gone, and its descriptor closed, so the
+ * file is not removed under the stream; everything else is written synchronously and gives undefined.
  */
 export function writeResponse(res: ServerResponse, plan: ResponsePlan): Promise<void> | undefined {
   if (res.headersSent || res.destroyed) return undefined;
   const headers = mergeHostHeaders(res, plan.headers);
   if (plan.file !== undefined) {
-    const sent = new Promise<void>((resolve) => {
-      res.once('finish', resolve);
-      res.once('close', resolve);
-    });
     res.writeHead(plan.status, headers);
-    const stream = createReadStream(plan.file);
-    // Headers are out already: cutting the connection is the only honest signal left.
-    stream.once('error', () => res.destroy());
-    stream.pipe(res);
-    return sent;
+    const file = plan.file;
+    // pipeline, not pipe: a caller that hangs up mid-file must close the file at once, not leave it open for good.
+    // A read error destroys the response: headers are out already, cutting the connection is the only honest signal.
+    return new Promise<void>((resolve) => {
+      pipeline(createReadStream(file), res, () => resolve());
+    });
   }
   if (plan.body === undefined) {
     res.writeHead(plan.status, headers);

@@ -1,6 +1,6 @@
 /**
  * Dispatch: build the trigger's output item and the run handed to the executor. With several methods the
- * item goes out on the output of the call's method only (spec 4.4).
+ * item goes out on the output of the call's method only.
  */
 import type { IncomingMessage } from 'node:http';
 import type { WebhookMatch } from '../request/match.js';
@@ -21,6 +21,7 @@ export interface RunParts {
   signal: () => AbortSignal;
   respond: (response: WorkflowResponse) => void;
   jwtPayload?: Record<string, unknown> | undefined;
+  callId: string;
 }
 
 export function buildTriggerItem(parts: RunParts): Item {
@@ -48,14 +49,34 @@ export function buildRun(parts: RunParts): WebhookRun {
     outputIndex: webhook.outputIndex,
     items: [buildTriggerItem(parts)],
     respond: parts.respond,
+    callId: parts.callId,
   };
   // A getter: most workflows never look at the signal, and an AbortController per call is not free.
   return Object.defineProperty(run, 'signal', { get: parts.signal, enumerable: true }) as WebhookRun;
 }
 
-/** Origin of the request as the caller addressed it, plus the mount path. */
-export function requestBaseUrl(req: IncomingMessage, mountPath: string): string {
+/** The entry a header list holds for the outermost of `hops` trusted proxies (each proxy appends its own). */
+function forwarded(value: string | string[] | undefined, hops: number): string | undefined {
+  const list = (Array.isArray(value) ? value.join(',') : value)?.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  if (list === undefined || list.length === 0) return undefined;
+  return list[Math.max(0, list.length - hops)];
+}
+
+const HOST = /^[\w.-]+(:\d{1,5})?$|^\[[\da-f:.]+\](:\d{1,5})?$/i;
+
+/**
+ * Origin of the request as the caller addressed it, plus the mount path. Behind `proxyHops` trusted proxies, their
+ * X-Forwarded-Proto and X-Forwarded-Host say what the caller used; without trusted proxies those headers are
+ * anybody's and are ignored. A malformed host never reaches workflow data.
+ */
+export function requestBaseUrl(req: IncomingMessage, mountPath: string, proxyHops = 0): string {
   const encrypted = (req.socket as { encrypted?: boolean } | null)?.encrypted === true;
-  const host = req.headers.host ?? 'localhost';
-  return `${encrypted ? 'https' : 'http'}://${host}${mountPath}`;
+  let proto = encrypted ? 'https' : 'http';
+  let host = req.headers.host;
+  if (proxyHops > 0) {
+    const forwardedProto = forwarded(req.headers['x-forwarded-proto'], proxyHops)?.toLowerCase();
+    if (forwardedProto === 'http' || forwardedProto === 'https') proto = forwardedProto;
+    host = forwarded(req.headers['x-forwarded-host'], proxyHops) ?? host;
+  }
+  return `${proto}://${host !== undefined && HOST.test(host) ? host : 'localhost'}${mountPath}`;
 }

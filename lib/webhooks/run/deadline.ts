@@ -1,5 +1,5 @@
 /**
- * The response deadline (spec 7, 8): a webhook that has not answered in time fails with 524 (configurable),
+ * The response deadline: a webhook that has not answered in time fails with 524 (configurable),
  * and the workflow's signal is aborted so the host can stop the work. The known platform's hosted offering cuts
  * calls at 100 s behind its proxy; here the middleware says so itself, with advice.
  */

@@ -46,6 +46,7 @@ export function runFor(webhook: RegisteredWebhook, body: unknown = { hello: 'wor
     items: [{ json: { body, params: {}, query: {} } }],
     respond: () => undefined,
     signal: new AbortController().signal,
+    callId: 'contract-call',
   };
 }
 

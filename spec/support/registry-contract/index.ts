@@ -117,7 +117,7 @@ export function describeRegistryContract(name: string, harness: RegistryHarness)
 
       it('refuses an unusable node with WEBHOOK_INVALID_NODE and registers nothing', async () => {
         const error = await rejectionOf(fixture.registry.activate({
-          workflowId: 'wf', nodes: [{ name: 'Good', parameters: { path: 'good' } }, { name: 'Bad', parameters: { path: 'x', httpMethod: 'TRACE' } }],
+          workflowId: 'wf', nodes: [{ name: 'Good', parameters: { path: 'good' } }, { name: 'Bad', parameters: { path: 'x', httpMethod: 'TRACE' as never } }],
         }));
         expect(error.code).to.equal('WEBHOOK_INVALID_NODE');
         expect(error.message).to.match(/Webhook node "Bad": httpMethod must be one of/);

@@ -13,10 +13,10 @@ const HOST_HEADERS = {
 };
 
 function behindHostHeaders(middleware: WebhookMiddleware): WebhookMiddleware {
-  return (req, res, next) => {
+  return Object.assign((req: Parameters<WebhookMiddleware>[0], res: Parameters<WebhookMiddleware>[1], next: Parameters<WebhookMiddleware>[2]) => {
     for (const [name, value] of Object.entries(HOST_HEADERS)) res.setHeader(name, value);
     middleware(req, res, next);
-  };
+  }, { close: middleware.close });
 }
 
 for (const host of HOSTS) {

@@ -1,0 +1,67 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+/**
+ * jose, fast-xml-parser and ajv are loaded by the first call that needs them (a JWT, an XML body, a validation),
+ * never by importing an entry point: most hosts need none of them. A fresh Node process imports the three entry
+ * points and reports every package module it loaded, ES modules through a resolve hook, CommonJS ones from the
+ * require cache; then it uses each feature, to show the probe sees the packages when they are loaded.
+ */
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const LAZY = ['jose', 'fast-xml-parser', 'ajv'];
+
+const HOOKS = `
+let port;
+export function initialize(data) { port = data.port; }
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  port.postMessage(result.url);
+  return result;
+}`;
+
+const PROBE = `
+import { createRequire, register } from 'node:module';
+import { MessageChannel } from 'node:worker_threads';
+const { port1, port2 } = new MessageChannel();
+const urls = new Set();
+port1.on('message', (url) => urls.add(url));
+register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOKS)}), { parentURL: import.meta.url, data: { port: port2 }, transferList: [port2] });
+const require = createRequire(import.meta.url);
+const packages = () => {
+  const seen = new Set();
+  for (const path of [...urls, ...Object.keys(require.cache)]) {
+    const match = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(decodeURIComponent(path));
+    if (match) seen.add(match[1]);
+  }
+  return [...seen].sort();
+};
+const settle = () => new Promise((done) => setTimeout(done, 50));
+await import('workflow-webhooks');
+const definitions = await import('workflow-webhooks/definitions');
+await import('workflow-webhooks/redis');
+await settle();
+const onImport = packages();
+definitions.validateProperties([{ displayName: 'A', name: 'a', type: 'string', default: '' }]);
+const { parseXmlBody } = await import('./lib/webhooks/payload/xml.ts');
+parseXmlBody(Buffer.from('<a>1</a>'), undefined);
+await import('jose');
+await settle();
+console.log(JSON.stringify({ onImport, afterUse: packages() }));
+port1.close();
+`;
+
+describe('optional heavy dependencies', function () {
+  this.timeout(30_000);
+
+  it('are not loaded by importing any entry point, only by the first call that needs them', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      '--conditions=workflow-webhooks-source', '--import', 'tsx', '--input-type=module', '--eval', PROBE,
+    ], { cwd: root });
+    const { onImport, afterUse } = JSON.parse(stdout.trim().split('\n').pop() as string) as { onImport: string[]; afterUse: string[] };
+    expect(onImport.filter((name) => LAZY.includes(name))).to.deep.equal([]);
+    expect(afterUse).to.include.members(LAZY);
+  });
+});

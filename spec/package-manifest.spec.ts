@@ -1,0 +1,52 @@
+import { expect } from 'chai';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** What the published package.json promises a host: entry points every resolver finds, honest dependencies. */
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  exports: Record<string, string | Record<string, string>>;
+  typesVersions: Record<string, Record<string, string[]>>;
+  files: string[];
+  dependencies: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  repository?: unknown; homepage?: unknown; bugs?: unknown; license?: string;
+};
+const tsconfig = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
+
+describe('package.json', () => {
+  it('maps every typed entry point for moduleResolution node10 too, to the same declarations (typesVersions)', () => {
+    const mapped = manifest.typesVersions['*'] ?? {};
+    for (const [subpath, target] of Object.entries(manifest.exports)) {
+      if (subpath === '.' || subpath === './package.json') continue;
+      const types = typeof target === 'string' ? target : target.types ?? target.default;
+      if (types === undefined || !/\.d\.ts$|\.json$/.test(types)) continue;
+      expect(mapped[subpath.slice(2)], subpath).to.deep.equal([types]);
+    }
+  });
+
+  it('ships the sources its source maps and declaration maps point to', () => {
+    expect(tsconfig.compilerOptions).to.include({ sourceMap: true, declarationMap: true, rootDir: 'lib' });
+    expect(manifest.files).to.include.members(['dist', 'lib']);
+  });
+
+  it('does not ask for Express: the middleware uses only Node\'s own HTTP API', () => {
+    expect(manifest.peerDependencies ?? {}).to.not.have.property('express');
+    expect(manifest.dependencies).to.not.have.property('express');
+  });
+
+  it('names its licence, repository, homepage and issue tracker, and ships the licence and changelog', () => {
+    expect(manifest.license).to.equal('MIT');
+    expect(manifest).to.include.keys('repository', 'homepage', 'bugs');
+    expect(readFileSync(join(root, 'LICENSE'), 'utf8')).to.match(/^MIT License\n\nCopyright \(c\) \d{4} workflow-webhooks contributors/);
+    expect(existsSync(join(root, 'CHANGELOG.md'))).to.equal(true);
+    expect(manifest.files).to.include('CHANGELOG.md');
+  });
+
+  it('says in README why it needs each of its dependencies', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('## Dependencies'));
+    for (const name of Object.keys(manifest.dependencies)) expect(table, name).to.include(`| \`${name}\` |`);
+  });
+});

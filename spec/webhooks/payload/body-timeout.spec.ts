@@ -1,0 +1,113 @@
+import { connect } from 'node:net';
+import { existsSync, readdirSync } from 'node:fs';
+import { expect } from 'chai';
+import { createWebhookMiddleware, MemoryWebhookRegistry } from '../../../lib/index.js';
+import { BASE, HOSTS } from '../../support/apps.js';
+import { listen } from '../../support/raw-http.js';
+import { eventually, makeTempDir, type TempDir } from '../../support/temp-dir.js';
+import { workflow } from '../../support/workflows.js';
+
+const TIMEOUT_MS = 300;
+
+interface Answer { status: number; head: string; body: { code?: string }; afterMs: number }
+
+/**
+ * A client on a raw socket: it sends the head and `parts` of the body, `gapMs` apart, and never the rest unless
+ * `parts` complete the announced length. Resolves with the first answer the server writes.
+ */
+function stallingClient(port: number, headers: Record<string, string>, length: number, parts: (string | Buffer)[], gapMs = 0): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const socket = connect(port, '127.0.0.1');
+    const received: Buffer[] = [];
+    const giveUp = setTimeout(() => { socket.destroy(); reject(new Error('no answer within 5 s')); }, 5000);
+    socket.on('data', (chunk: Buffer) => {
+      received.push(chunk);
+      const text = Buffer.concat(received).toString();
+      const split = text.indexOf('\r\n\r\n');
+      if (split < 0) return;
+      // Error answers carry a content-length; an empty 200 is sent chunked.
+      const declared = /content-length: (\d+)/i.exec(text.slice(0, split));
+      const body = declared === null ? '' : text.slice(split + 4);
+      if (declared === null ? !text.endsWith('0\r\n\r\n') : Buffer.byteLength(body) < Number(declared[1])) return;
+      clearTimeout(giveUp);
+      socket.destroy();
+      resolve({ status: Number(text.slice(9, 12)), head: text.slice(0, split), body: body === '' ? {} : JSON.parse(body) as { code?: string }, afterMs: Date.now() - started });
+    });
+    socket.on('error', (error) => { clearTimeout(giveUp); reject(error); });
+    const head = Object.entries({ ...headers, host: '127.0.0.1', 'content-length': String(length) })
+      .map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    socket.write(`POST ${BASE}/webhook/in HTTP/1.1\r\n${head}\r\n`);
+    parts.forEach((part, index) => setTimeout(() => { if (!socket.destroyed) socket.write(part); }, index * gapMs));
+  });
+}
+
+/** Every entry under `dir`, at any depth. */
+const entriesUnder = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir, { recursive: true, encoding: 'utf8' }) : []);
+
+for (const host of HOSTS) {
+  describe(`a request body that stalls in ${host.name}`, () => {
+    let temp: TempDir;
+    let calls: number;
+    let close: () => Promise<void>;
+    let port: number;
+
+    beforeEach(async () => {
+      temp = makeTempDir();
+      calls = 0;
+      const registry = new MemoryWebhookRegistry();
+      await registry.activate(workflow('wf', { path: 'in', httpMethod: 'POST', responseMode: 'lastNode', responseData: 'noData' }));
+      const app = host.build(createWebhookMiddleware(registry, async () => { calls += 1; return { items: [] }; }, {
+        bodyTimeoutMs: TIMEOUT_MS,
+        uploads: { tempDir: temp.path, memoryThreshold: 0 },
+      }));
+      ({ close, port } = await listen(app));
+    });
+    afterEach(async () => { await close(); temp.remove(); });
+
+    it('answers 408 BODY_TIMEOUT for a buffered (JSON) body, once no byte came for bodyTimeoutMs', async () => {
+      const answer = await stallingClient(port, { 'content-type': 'application/json' }, 100, ['{"a":']);
+      expect([answer.status, answer.body.code]).to.deep.equal([408, 'BODY_TIMEOUT']);
+      expect(answer.afterMs).to.be.within(TIMEOUT_MS - 20, TIMEOUT_MS + 1500);
+      // The rest of the body may never come: the connection is not kept for it.
+      expect(answer.head).to.match(/\r\nconnection: close\r\n/i);
+      expect(calls).to.equal(0);
+    });
+
+    it('answers 408 BODY_TIMEOUT for a raw binary body and removes the temp file it had begun', async () => {
+      let sawFile = false;
+      const watch = setInterval(() => { sawFile ||= entriesUnder(temp.path).length > 0; }, 5);
+      const answer = await stallingClient(port, { 'content-type': 'application/zip' }, 1024 * 1024, [Buffer.alloc(64 * 1024, 1)])
+        .finally(() => clearInterval(watch));
+      expect([answer.status, answer.body.code]).to.deep.equal([408, 'BODY_TIMEOUT']);
+      expect(sawFile).to.equal(true);
+      await eventually(() => temp.files().length === 0);
+      expect(calls).to.equal(0);
+    });
+
+    it('answers 408 BODY_TIMEOUT for a multipart body and removes every temp file it had begun', async () => {
+      let sawFile = false;
+      const watch = setInterval(() => { sawFile ||= entriesUnder(temp.path).length > 0; }, 5);
+      const head = '--B\r\nContent-Disposition: form-data; name="f"; filename="f.bin"\r\nContent-Type: application/octet-stream\r\n\r\n';
+      const answer = await stallingClient(port, { 'content-type': 'multipart/form-data; boundary=B' }, 1024 * 1024, [head, Buffer.alloc(64 * 1024, 1)])
+        .finally(() => clearInterval(watch));
+      expect([answer.status, answer.body.code]).to.deep.equal([408, 'BODY_TIMEOUT']);
+      expect(sawFile).to.equal(true);
+      await eventually(() => temp.files().length === 0);
+      expect(calls).to.equal(0);
+    });
+
+    it('answers 408 for a compressed body that stalls', async () => {
+      const answer = await stallingClient(port, { 'content-type': 'application/json', 'content-encoding': 'gzip' }, 100, [Buffer.from([0x1f, 0x8b])]);
+      expect([answer.status, answer.body.code]).to.deep.equal([408, 'BODY_TIMEOUT']);
+    });
+
+    it('lets a slow body through whose bytes keep coming, however long it takes in total', async () => {
+      const parts = ['{"a"', ':', '1', ',"b"', ':2', '}'];
+      const answer = await stallingClient(port, { 'content-type': 'application/json' }, parts.join('').length, parts, TIMEOUT_MS / 3);
+      expect(answer.status).to.equal(200);
+      expect(answer.afterMs).to.be.greaterThan(TIMEOUT_MS);
+      expect(calls).to.equal(1);
+    });
+  });
+}

@@ -1,0 +1,63 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import {
+  createWebhookMiddleware,
+  MemoryWebhookRegistry,
+  type Item,
+  type WebhookError,
+  type WebhookExecutor,
+  type WebhookRun,
+} from '../../../lib/index.js';
+import { BASE, HOSTS } from '../../support/apps.js';
+import { workflow } from '../../support/workflows.js';
+
+/** What an executor may be: a plain function returning its result, one that throws, one typed by its body. */
+describe('executors', () => {
+  const host = HOSTS[0] as (typeof HOSTS)[number];
+  let failures: WebhookError[];
+
+  async function appWith(executor: WebhookExecutor): Promise<ReturnType<typeof host.build>> {
+    failures = [];
+    const registry = new MemoryWebhookRegistry();
+    await registry.activate(workflow('wf', { path: 'signup', httpMethod: 'POST', responseMode: 'lastNode' }));
+    return host.build(createWebhookMiddleware(registry, executor, { onWorkflowError: (error) => failures.push(error) }));
+  }
+
+  it('may return the result without a promise', async () => {
+    const app = await appWith((run) => ({ items: [{ json: { method: run.method } }] }));
+    const res = await request(app).post(`${BASE}/webhook/signup`).send({ name: 'Ada' }).expect(200);
+    expect(res.body).to.deep.equal({ method: 'POST' });
+  });
+
+  it('may throw without a promise: the same 500 WORKFLOW_FAILED as a rejection, the cause reported', async () => {
+    const app = await appWith(() => { throw new Error('engine down'); });
+    const res = await request(app).post(`${BASE}/webhook/signup`).send({}).expect(500);
+    expect(res.body).to.include({ code: 'WORKFLOW_FAILED', message: 'Error in workflow' });
+    expect(failures).to.have.length(1);
+    expect((failures[0]?.cause as Error).message).to.equal('engine down');
+  });
+
+  it('may type the body: run.items[0].json.body without casts, and is accepted by the middleware', async () => {
+    const typed: WebhookExecutor<{ name: string }> = (run) => {
+      const { body, headers, webhookUrl } = run.items[0].json;
+      const name: string = body.name;
+      return { items: [{ json: { welcome: name, type: headers['content-type'], webhookUrl } }] };
+    };
+    const app = await appWith(typed);
+    const res = await request(app).post(`${BASE}/webhook/signup`).send({ name: 'Ada' }).expect(200);
+    expect(res.body).to.include({ welcome: 'Ada', type: 'application/json' });
+    expect(res.body.webhookUrl).to.match(/\/api\/automation\/webhook\/signup$/);
+  });
+
+  it('keep the plain Item[] of earlier versions without a body type, so reassigning run.items compiles', () => {
+    const plain: WebhookExecutor = (run: WebhookRun) => {
+      let items = run.items;
+      items = items.map((item): Item => ({ json: { ...item.json, seen: true } }));
+      const body: unknown = items[0]?.json.body;
+      return { items: body === undefined ? [] : items };
+    };
+    // Runs of any body type fit where a plain run is expected (a list of runs, a test listen's result).
+    const runs: WebhookRun[] = [] as WebhookRun<{ name: string }>[];
+    expect([plain, runs]).to.have.length(2);
+  });
+});
