@@ -1,9 +1,12 @@
 /** Writes a response plan with Node's own API only, so it runs under Express 4, Express 5, Connect and node:http. */
 import { createReadStream } from 'node:fs';
-import type { ServerResponse } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import type { ResponsePlan } from './build-plan.js';
 import { mergeHostHeaders } from './host-headers.js';
+
+/** Reasons for statuses outside Node's list that this middleware answers with. */
+const EXTRA_STATUS_TEXT: Readonly<Record<number, string>> = { 524: 'A Timeout Occurred' };
 
 /**
  * Writes the plan in one `writeHead` + `end`; headers the host set earlier are kept (Vary and a CSP are joined with
@@ -14,6 +17,8 @@ import { mergeHostHeaders } from './host-headers.js';
 export function writeResponse(res: ServerResponse, plan: ResponsePlan): Promise<void> | undefined {
   if (res.headersSent || res.destroyed) return undefined;
   const headers = mergeHostHeaders(res, plan.headers);
+  // Node names only the registered statuses; 524 would go out as "unknown".
+  if (STATUS_CODES[plan.status] === undefined) res.statusMessage = EXTRA_STATUS_TEXT[plan.status] ?? 'Error';
   if (plan.file !== undefined) {
     res.writeHead(plan.status, headers);
     const file = plan.file;

@@ -30,6 +30,7 @@ for (const host of HOSTS) {
     it('answers 524 with advice when a hanging workflow misses the deadline, and aborts its signal', async () => {
       executor = () => new Promise(() => undefined);
       const res = await request(build({ responseTimeoutMs: 50 })).post(`${BASE}/webhook/slow`).expect(524);
+      expect((res as unknown as { res: { statusMessage: string } }).res.statusMessage).to.equal('A Timeout Occurred');
       expect(res.body.code).to.equal('WORKFLOW_TIMEOUT');
       expect(res.body.message).to.equal('The workflow did not respond within 0.05 seconds.');
       expect(res.body.hint).to.match(/poll a second webhook/);
