@@ -1,22 +1,11 @@
 import { expect } from 'chai';
 import { createClient } from 'redis';
-import { WebhookError } from 'workflow-webhooks';
 import { RedisWebhookRegistry, type RedisRegistryEvent, type RedisWebhookRegistryOptions } from 'workflow-webhooks/redis';
 import { eventually } from '../support/registry-contract/instances.js';
-import { workflowOf } from '../support/registry-contract/fixture.js';
+import { rejectionOf, workflowOf } from '../support/registry-contract/fixture.js';
 import { freePort, REDIS, RedisServer } from '../support/redis-server.js';
 import { findService, markNotRun } from '../support/services.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
-
-async function rejection(promise: Promise<unknown>): Promise<WebhookError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).to.be.instanceOf(WebhookError);
-    return error as WebhookError;
-  }
-  throw new Error('expected a rejection');
-}
 
 const found = async (registry: RedisWebhookRegistry, path: string): Promise<boolean> => (await registry.lookup('production', 'GET', path)).found;
 
@@ -70,11 +59,11 @@ if (findService(REDIS) === undefined) {
     it('rejects ready() and activate() with REGISTRY_UNAVAILABLE when Redis cannot be reached at start', async () => {
       const { registry } = await open(`redis://127.0.0.1:${await freePort()}`);
       const started = Date.now();
-      const error = await rejection(registry.ready());
+      const error = await rejectionOf(registry.ready());
       expect([error.code, error.status]).to.deep.equal(['REGISTRY_UNAVAILABLE', 503]);
       expect(error.message).to.match(/^Redis could not be reached while starting the webhook registry/);
-      expect((await rejection(registry.activate(workflowOf('wf', { path: 'a' })))).code).to.equal('REGISTRY_UNAVAILABLE');
-      expect((await rejection(registry.lookup('production', 'GET', 'a'))).code).to.equal('REGISTRY_UNAVAILABLE');
+      expect((await rejectionOf(registry.activate(workflowOf('wf', { path: 'a' })))).code).to.equal('REGISTRY_UNAVAILABLE');
+      expect((await rejectionOf(registry.lookup('production', 'GET', 'a'))).code).to.equal('REGISTRY_UNAVAILABLE');
       expect(Date.now() - started).to.be.below(3000);
     });
 
@@ -84,7 +73,7 @@ if (findService(REDIS) === undefined) {
       await registry.activate(workflowOf('wf-1', { path: 'kept' }));
       server.pause();
       const started = Date.now();
-      const error = await rejection(registry.activate(workflowOf('wf-2', { path: 'late' })));
+      const error = await rejectionOf(registry.activate(workflowOf('wf-2', { path: 'late' })));
       expect(error.code).to.equal('REGISTRY_UNAVAILABLE');
       expect(Date.now() - started).to.be.below(2000);
       expect(await found(registry, 'kept')).to.equal(true);
@@ -138,7 +127,7 @@ if (findService(REDIS) === undefined) {
       await registry.activate(workflowOf('wf', { path: 'hook' }));
       link.cut();
       await eventually(async () => !registry.health().serving, 5000);
-      const error = await rejection(registry.lookup('production', 'GET', 'hook'));
+      const error = await rejectionOf(registry.lookup('production', 'GET', 'hook'));
       expect([error.code, error.status]).to.deep.equal(['REGISTRY_UNAVAILABLE', 503]);
       link.restore();
       await eventually(async () => registry.health().serving && found(registry, 'hook'), 5000);
@@ -153,7 +142,7 @@ if (findService(REDIS) === undefined) {
       await eventually(() => found(second.registry, 'survivor'));
       await server.kill();
       expect(await found(second.registry, 'survivor')).to.equal(true);
-      expect((await rejection(first.registry.deactivate('wf'))).code).to.equal('REGISTRY_UNAVAILABLE');
+      expect((await rejectionOf(first.registry.deactivate('wf'))).code).to.equal('REGISTRY_UNAVAILABLE');
       await server.restart();
       await eventually(async () => first.events.some((event) => event.type === 'storeReset'), 5000);
       const reset = first.events.find((event) => event.type === 'storeReset');

@@ -1,17 +1,8 @@
 import { expect } from 'chai';
-import { MemoryWebhookRegistry, WebhookError } from '../../../lib/index.js';
+import { MemoryWebhookRegistry } from '../../../lib/index.js';
 import { describeRegistryContract } from '../../support/registry-contract/index.js';
+import { rejectionOf } from '../../support/registry-contract/fixture.js';
 import { workflow } from '../../support/workflows.js';
-
-async function rejection(promise: Promise<unknown>): Promise<WebhookError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).to.be.instanceOf(WebhookError);
-    return error as WebhookError;
-  }
-  throw new Error('expected a rejection');
-}
 
 describeRegistryContract('MemoryWebhookRegistry', { create: () => new MemoryWebhookRegistry() });
 
@@ -34,16 +25,16 @@ describe('MemoryWebhookRegistry', () => {
       ['allowedOrigins that is not a string', { path: 'x', options: { allowedOrigins: ['https://a.example'] } }, /options.allowedOrigins must be a string/],
     ] as const) {
       it(`refuses a node with ${label}`, async () => {
-        const error = await rejection(registry.activate(workflow('wf', parameters as never)));
+        const error = await rejectionOf(registry.activate(workflow('wf', parameters as never)));
         expect(error.code).to.equal('WEBHOOK_INVALID_NODE');
         expect(error.message).to.match(pattern);
       });
     }
 
     it('refuses a workflow without workflowId or nodes', async () => {
-      expect((await rejection(registry.activate({ nodes: [] } as never))).code).to.equal('WEBHOOK_INVALID_NODE');
-      expect((await rejection(registry.activate({ workflowId: 'x' } as never))).code).to.equal('WEBHOOK_INVALID_NODE');
-      expect((await rejection(registry.activate(null as never))).code).to.equal('WEBHOOK_INVALID_NODE');
+      expect((await rejectionOf(registry.activate({ nodes: [] } as never))).code).to.equal('WEBHOOK_INVALID_NODE');
+      expect((await rejectionOf(registry.activate({ workflowId: 'x' } as never))).code).to.equal('WEBHOOK_INVALID_NODE');
+      expect((await rejectionOf(registry.activate(null as never))).code).to.equal('WEBHOOK_INVALID_NODE');
     });
   });
 
