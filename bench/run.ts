@@ -1,10 +1,12 @@
 /**
  * `npm run bench [-- <name>]`: runs the benchmarks and prints Markdown tables. Never part of `npm test`.
- * Names: json, scale, form, multipart (HTTP, autocannon), registry, definitions, upload (1 GiB).
+ * Names: json, scale, form, multipart (HTTP, autocannon), registry, definitions, upload (1 GiB), redis (starts its own
+ * redis-server).
  */
 import { cpus, totalmem } from 'node:os';
 import { benchDefinitions } from './definitions.js';
 import { benchHttp } from './http.js';
+import { benchRedis } from './redis.js';
 import { benchRegistryLookup } from './registry-lookup.js';
 import { benchUpload } from './upload.js';
 
@@ -19,3 +21,4 @@ if (only === undefined || ['json', 'scale', 'form', 'multipart'].includes(only))
 if (wants('registry')) write(`## Registry look-up (in process)\n\n${await benchRegistryLookup()}\n\n`);
 if (wants('definitions')) write(`## Definition validation (in process)\n\n${await benchDefinitions()}\n\n`);
 if (wants('upload')) write(`## 1 GiB multipart upload (server in its own process)\n\n${await benchUpload()}\n\n`);
+if (wants('redis')) write(`## Redis registry (redis-server started by the benchmark)\n\n${await benchRedis(settings)}\n\n`);

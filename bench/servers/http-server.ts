@@ -1,16 +1,36 @@
 /**
  * One contender of the HTTP benchmarks, in its own process (forked by bench/http.ts). argv: scenario, then options.
- * Reports `{ type: 'ready', port, activationMs?, heapPerWebhook? }` over IPC.
+ * Reports `{ type: 'ready', port, activationMs?, heapPerWebhook? }` over IPC. `middleware-redis` and `mwnode-redis`
+ * serve the JSON call from a RedisWebhookRegistry on BENCH_REDIS_URL (bench/redis-http.ts).
  */
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import busboy from 'busboy';
 import express from 'express';
-import { createWebhookMiddleware, MemoryWebhookRegistry } from '../../lib/index.js';
+import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookRegistry } from '../../lib/index.js';
 
 const [scenario = 'node-json', sizeArg = '1'] = process.argv.slice(2);
 const STARTED = { message: 'Workflow was started' };
 let report: Record<string, number> = {};
+/** Run at 'stop': the Redis registry and its client are closed before the process exits. */
+let cleanup = async (): Promise<void> => undefined;
+
+/** A RedisWebhookRegistry on its own prefix, loaded and following the change log; imported only when asked for. */
+async function redisRegistry(): Promise<WebhookRegistry> {
+  const url = process.env.BENCH_REDIS_URL;
+  if (url === undefined) throw new Error('the redis scenarios need BENCH_REDIS_URL');
+  const [{ createClient }, { RedisWebhookRegistry }] = await Promise.all([import('redis'), import('../../lib/redis/index.js')]);
+  const client = createClient({ url });
+  client.on('error', (error: unknown) => console.error('bench redis client:', error));
+  await client.connect();
+  const registry = new RedisWebhookRegistry({ client, prefix: `bench-http-${process.pid}:` });
+  await registry.ready();
+  cleanup = async () => {
+    await registry.close();
+    client.destroy();
+  };
+  return registry;
+}
 
 function nodeHttp(): RequestListener {
   return (req, res) => {
@@ -45,7 +65,7 @@ function bareExpress(kind: string): RequestListener {
 }
 
 async function withMiddleware(kind: string, statics: number, dynamics: number, bare = false): Promise<RequestListener> {
-  const registry = new MemoryWebhookRegistry();
+  const registry = kind === 'redis' ? await redisRegistry() : new MemoryWebhookRegistry();
   global.gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
   const started = performance.now();
@@ -63,7 +83,7 @@ async function withMiddleware(kind: string, statics: number, dynamics: number, b
   const count = statics + dynamics;
   report = { activationMs, heapPerWebhook: count > 1 ? (process.memoryUsage().heapUsed - heapBefore) / count : 0 };
   const output = { items: [{ json: { ok: true } }] };
-  const middleware = createWebhookMiddleware(registry, kind === 'json' ? async () => output : async (run) => ({ items: [{ json: { ok: true, files: Object.keys(run.items[0]?.binary ?? {}).length } }] }));
+  const middleware = createWebhookMiddleware(registry, kind === 'json' || kind === 'redis' ? async () => output : async (run) => ({ items: [{ json: { ok: true, files: Object.keys(run.items[0]?.binary ?? {}).length } }] }));
   if (bare) return (req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); });
   const app = express();
   app.use(middleware);
@@ -87,6 +107,8 @@ const server = createServer(listener);
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => process.send?.({ type: 'ready', port: (server.address() as AddressInfo).port, ...report }));
 process.on('message', (message: { type?: string }) => {
-  if (message.type === 'stop') server.close(() => process.exit(0));
+  if (message.type === 'stop') server.close(() => { void cleanup().finally(() => process.exit(0)); });
 });
 process.on('SIGINT', () => process.exit(0));
+// The benchmark died without stopping us (a Redis contender would otherwise reconnect forever to a Redis gone with it).
+process.on('disconnect', () => process.exit(1));
