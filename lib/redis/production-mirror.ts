@@ -43,6 +43,11 @@ export class ProductionMirror {
     return this.#served.has(workflowId);
   }
 
+  /** Workflows served from before a reset that the new store has not changed yet. */
+  get kept(): number {
+    return this.#kept.size;
+  }
+
   /** Whether change `version` of the workflow is newer than what is served (an older one is never applied). */
   isNewer(workflowId: string, version: number): boolean {
     return version > (this.#served.get(workflowId)?.version ?? this.#gone.get(workflowId) ?? 0);

@@ -19,7 +19,7 @@ import type { WebhookKind, WorkflowWebhooks } from '../webhooks/types.js';
 import { conflictFrom } from './conflicts.js';
 import { registryKeys, type RegistryKeys } from './keys.js';
 import { RedisLink, unavailable } from './link.js';
-import { LogReader, type LogEntry, type LogPosition } from './log-reader.js';
+import { LogReader, parseEntry, type LogEntry, type LogPosition } from './log-reader.js';
 import { resolveRedisOptions, type RedisWebhookRegistryOptions, type ResolvedRedisOptions } from './options.js';
 import { ProductionMirror } from './production-mirror.js';
 import { ACTIVATE, DEACTIVATE, ENSURE_EPOCH, type Script } from './scripts.js';
@@ -197,10 +197,24 @@ export class RedisWebhookRegistry implements WebhookRegistry {
       this.#options.onEvent({ type: 'storeReset', workflows: this.#production.workflows() });
       this.#epoch = String(await this.#link.script(ENSURE_EPOCH, [this.#keys.epoch], [randomUUID()], 'adopting a new store'));
       const position = await this.#load(true);
+      await this.#replayForKept(position);
       this.#options.onEvent({ type: 'resynced', reason: 'reset', version: position.version, workflows: this.#production.size });
       return position;
     })().finally(() => { this.#resetting = undefined; });
     return this.#resetting;
+  }
+
+  /**
+   * The new store may have changed a kept workflow before this instance noticed the reset (another instance
+   * activated it again, or deactivated it): its log since the reset says so, the snapshot alone cannot.
+   */
+  async #replayForKept(position: LogPosition): Promise<void> {
+    if (this.#production.kept === 0 || position.version === 0) return;
+    const reply = await this.#link.command(['XRANGE', this.#keys.log, '-', position.id], 'reading the changes since the reset');
+    for (const [id, flat] of (Array.isArray(reply) ? reply : []) as [string, string[]][]) {
+      const entry = parseEntry(id, flat);
+      if (entry.fields.op === 'activate' || entry.fields.op === 'deactivate') await this.#apply(entry);
+    }
   }
 
   async #checkEpoch(): Promise<LogPosition | undefined> {

@@ -133,6 +133,26 @@ if (findService(REDIS) === undefined) {
       await eventually(async () => registry.health().serving && found(registry, 'hook'), 5000);
     });
 
+    it('learns, when it notices a reset late, what the new store did meanwhile with the workflows it kept', async () => {
+      const link = await proxy();
+      const first = await open(server.url);
+      const late = await open(link.url);
+      await first.registry.ready();
+      await late.registry.ready();
+      await first.registry.activate(workflowOf('wf', { path: 'moved' }));
+      await eventually(() => found(late.registry, 'moved'));
+      link.cut();
+      await server.kill();
+      await server.restart();
+      await eventually(async () => first.events.some((event) => event.type === 'storeReset'), 5000);
+      await first.registry.activate(workflowOf('wf', { path: 'moved' }));
+      await first.registry.deactivate('wf');
+      expect(await found(late.registry, 'moved')).to.equal(true);
+      link.restore();
+      await eventually(async () => late.events.some((event) => event.type === 'resynced' && event.reason === 'reset'), 5000);
+      await eventually(async () => !(await found(late.registry, 'moved')), 2000);
+    });
+
     it('reports a Redis that came back empty, keeps serving, and lets the host activate its workflows again', async () => {
       const first = await open(server.url);
       const second = await open(server.url);
