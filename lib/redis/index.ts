@@ -3,6 +3,6 @@
  * later, an optional peer: only hosts that import this entry need it).
  * @module
  */
-export { RedisWebhookRegistry, type RedisRegistryHealth } from './registry.js';
-export type { RedisRegistryEvent, RedisWebhookRegistryOptions } from './options.js';
+export { RedisWebhookRegistry } from './registry.js';
+export type { RedisRegistryEvent, RedisRegistryHealth, RedisWebhookRegistryOptions } from './options.js';
 export type { RedisClientLike } from './client.js';

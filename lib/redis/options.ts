@@ -22,6 +22,19 @@ export type RedisRegistryEvent =
   /** Something failed in the background (a relayed test call, a log entry this version cannot read). */
   | { type: 'error'; error: Error; during: string };
 
+export interface RedisRegistryHealth {
+  /** `degraded`: Redis does not answer; calls are served from memory, changes are refused. */
+  status: 'starting' | 'ready' | 'degraded' | 'closed';
+  /** Milliseconds since Redis last answered this instance. */
+  sinceContactMs: number;
+  /** False once cut off for longer than `staleAfterMs`: calls are then answered 503. */
+  serving: boolean;
+  /** Number of the last change this instance applied. */
+  version: number;
+  workflows: number;
+  testListens: number;
+}
+
 export interface RedisWebhookRegistryOptions {
   /** A connected node-redis client (5 or later). The registry opens its own connections with `duplicate()`. */
   client: RedisClientLike;

@@ -20,24 +20,11 @@ import { conflictFrom } from './conflicts.js';
 import { registryKeys, type RegistryKeys } from './keys.js';
 import { RedisLink, unavailable } from './link.js';
 import { LogReader, parseEntry, type LogEntry, type LogPosition } from './log-reader.js';
-import { resolveRedisOptions, type RedisWebhookRegistryOptions, type ResolvedRedisOptions } from './options.js';
+import { resolveRedisOptions, type RedisRegistryHealth, type RedisWebhookRegistryOptions, type ResolvedRedisOptions } from './options.js';
 import { ProductionMirror } from './production-mirror.js';
 import { ACTIVATE, DEACTIVATE, ENSURE_EPOCH, type Script } from './scripts.js';
 import { loadSnapshot } from './snapshot.js';
 import { RedisTestListens } from './test-listens.js';
-
-export interface RedisRegistryHealth {
-  /** `degraded`: Redis does not answer; calls are served from memory, changes are refused. */
-  status: 'starting' | 'ready' | 'degraded' | 'closed';
-  /** Milliseconds since Redis last answered this instance. */
-  sinceContactMs: number;
-  /** False once cut off for longer than `staleAfterMs`: calls are then answered 503. */
-  serving: boolean;
-  /** Number of the last change this instance applied. */
-  version: number;
-  workflows: number;
-  testListens: number;
-}
 
 function asError(value: unknown): Error {
   return value instanceof Error ? value : new Error(String(value));
