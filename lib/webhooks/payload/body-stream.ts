@@ -5,7 +5,7 @@
  * request itself is never destroyed, so the error can still be answered on its connection.
  */
 import type { IncomingMessage } from 'node:http';
-import { PassThrough, type Duplex, type Readable } from 'node:stream';
+import { Readable, type Duplex } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { WebhookError } from '../errors.js';
 
@@ -44,20 +44,20 @@ export function openBodyStream(req: IncomingMessage, timeoutMs: number): BodyStr
   // Earlier stages are async: a caller may have gone while they ran, and a destroyed request emits nothing more.
   if (req.destroyed && !req.readableEnded) throw aborted();
   const encoding = contentEncoding(req);
-  const inflater = encoding === 'identity' || encoding === '' ? () => new PassThrough() : INFLATERS[encoding];
-  if (inflater === undefined) {
+  const inflater = encoding === 'identity' || encoding === '' ? undefined : INFLATERS[encoding];
+  if (inflater === undefined && encoding !== 'identity' && encoding !== '') {
     throw new WebhookError('BODY_UNSUPPORTED_ENCODING', `The content encoding "${encoding}" is not supported.`, {
       hint: 'Send the body uncompressed, or compressed with gzip, deflate or br.',
     });
   }
-  const body = inflater();
+  const body = encoding === 'identity' || encoding === '' ? relay(req) : (inflater as () => Duplex)();
   // Parsers listen for errors themselves; this only keeps an error nobody waits for any more from crashing.
   body.on('error', () => undefined);
   let timer: NodeJS.Timeout | undefined;
   let lastByte = Date.now();
   const end = (error: WebhookError): void => {
     stop();
-    req.unpipe(body);
+    if (!(body instanceof Relay)) req.unpipe(body);
     body.destroy(error);
   };
   // A resume counts as a byte: while we paused the request (backpressure from a slow disk or parser), the
@@ -82,17 +82,50 @@ export function openBodyStream(req: IncomingMessage, timeoutMs: number): BodyStr
   };
   req.on('data', onProgress).on('resume', onProgress).once('end', stop).on('error', onError).on('close', onClose);
   arm(timeoutMs);
-  req.pipe(body);
+  if (!(body instanceof Relay)) req.pipe(body);
   return {
     stream: body,
     close(failed) {
       stop();
       if (!failed || req.readableEnded) return;
-      req.unpipe(body);
+      if (!(body instanceof Relay)) req.unpipe(body);
       body.destroy();
       req.resume();
     },
   };
+}
+
+/**
+ * An uncompressed body, handed on chunk by chunk with backpressure: lighter than a PassThrough and a pipe, which
+ * cost a fifth of a small JSON call. Destroying it detaches it from the request, never destroys the request.
+ */
+class Relay extends Readable {
+  readonly #req: IncomingMessage;
+  readonly #onData = (chunk: Buffer): void => {
+    if (!this.push(chunk)) this.#req.pause();
+  };
+  readonly #onEnd = (): void => {
+    this.push(null);
+  };
+
+  constructor(req: IncomingMessage) {
+    super();
+    this.#req = req;
+    req.on('data', this.#onData).once('end', this.#onEnd);
+  }
+
+  override _read(): void {
+    this.#req.resume();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.#req.off('data', this.#onData).off('end', this.#onEnd);
+    callback(error);
+  }
+}
+
+function relay(req: IncomingMessage): Relay {
+  return new Relay(req);
 }
 
 /** Maps stream failures to coded errors: zlib errors carry a `code` starting with Z_ or ERR_. */
