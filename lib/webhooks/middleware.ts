@@ -22,15 +22,18 @@ import { buildRun, requestBaseUrl } from './run/build-run.js';
 import { InFlight, type DrainResult } from './run/in-flight.js';
 import {
   afterRun,
+  answered,
   cleanupOf,
-  limitRun,
+  endFiles,
+  endRun,
   newCallState,
+  releaseFiles,
+  runTooLong,
   signalOf,
   stopperOf,
-  trackCall,
+  stopRun,
   watchClose,
   type CallState,
-  type Sent,
 } from './run/call-state.js';
 import { startCall, writeSuccess, type Call } from './response/answer-call.js';
 import type { ResponsePlan } from './response/build-plan.js';
@@ -72,7 +75,16 @@ export function createWebhookMiddleware(
       logger: resolved.logger,
     },
   };
-  const inFlight = new InFlight();
+  const inFlight = new InFlight<CallState>(resolved.maxRunMs, {
+    stop: stopRun,
+    release: releaseFiles,
+    overran: (state) => {
+      const error = runTooLong(resolved.maxRunMs);
+      stopRun(state, error);
+      void releaseFiles(state);
+      resolved.logger.warn({ callId: state.callId, ...workflowOf(state.webhook), maxRunMs: resolved.maxRunMs }, error.message);
+    },
+  });
 
   const context: Context = { registry, executor, options: resolved, shared, inFlight };
 
@@ -95,21 +107,20 @@ interface Context {
   executor: WebhookExecutor;
   options: ResolvedOptions;
   shared: SharedSettings;
-  inFlight: InFlight;
+  inFlight: InFlight<CallState>;
 }
 
 function serveCall(req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, target: RequestTarget, context: Context): void {
   const { options } = context;
   const callId = callIdOf(req, options.requestIdHeader);
   const events = callEvents(options.onEvent, callId);
-  const state = newCallState(callId);
-  const sent: Sent = { status: undefined, completed: false };
-  trackCall(context.inFlight, state, events, watchClose(res, state, sent), sent);
+  const state = newCallState(callId, events, context.inFlight);
+  watchClose(res, state);
   handleCall(req, res, target, { ...context, events, state }).catch((thrown: unknown) => {
     const error = toWebhookError(thrown);
     if (!state.executing) {
-      state.runEnded();
-      if (state.release === undefined) state.released();
+      endRun(state);
+      if (state.release === undefined) endFiles(state);
       if (state.webhook === undefined) events.emit({ type: 'received', method: req.method ?? 'GET', path: target.rawPath });
       events.emit({ type: 'rejected', code: error.code, status: error.status, error, ...workflowOf(state.webhook) });
     }
@@ -167,8 +178,8 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
   const method = (req.method ?? 'GET').toUpperCase();
   if (method === 'OPTIONS') {
     events.emit({ type: 'received', method, path: target.rawPath });
-    state.runEnded();
-    state.released();
+    endRun(state);
+    endFiles(state);
     await writeResponse(res, await answerOptions(req, wiring.registry, target));
     return;
   }
@@ -185,7 +196,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
   state.release = cleanupOf(payload);
   let ended: Promise<void> = Promise.resolve();
   try {
-    const report = reporter(wiring, webhook, target, res);
+    const report = reporter(wiring, webhook, target);
     const parameters = webhook.parameters;
     const responder = parameters.responseMode === 'responseNode'
       ? createResponder(writerOf(res, parameters), report)
@@ -214,8 +225,9 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
       onSettled: claim?.settled,
     };
     state.executing = true;
+    state.runStartedAt = Date.now();
     const started = startCall(call);
-    ended = limitRun(started.ended, state, options.maxRunMs, options.logger);
+    ended = started.ended;
     await started.answer;
   } finally {
     afterRun(ended, state, payload);
@@ -228,21 +240,18 @@ function writerOf(res: ServerResponse, parameters: RegisteredWebhook['parameters
 }
 
 /** Where a workflow failure goes: the host's onWorkflowError, else the logger, saying whether the caller was told. */
-function reporter(wiring: Wiring, webhook: RegisteredWebhook, target: RequestTarget, res: ServerResponse): (error: WebhookError) => void {
+function reporter(wiring: Wiring, webhook: RegisteredWebhook, target: RequestTarget): (error: WebhookError) => void {
   const { options, state } = wiring;
   const context = { workflowId: webhook.workflowId, nodeName: webhook.nodeName, mode: target.kind, webhook, callId: state.callId };
-  // Held only until the connection closes: a run that goes on must not keep the response alive.
-  let response: ServerResponse | undefined = res;
-  res.once('close', () => { response = undefined; });
   return (error) => {
     state.reported = true;
-    const answered = response?.headersSent ?? state.answered;
+    const wasAnswered = answered(state);
     if (options.onWorkflowError !== undefined) {
-      options.onWorkflowError(error, { ...context, answered });
+      options.onWorkflowError(error, { ...context, answered: wasAnswered });
       return;
     }
     options.logger.error({ callId: state.callId, err: errorFields(error), workflowId: webhook.workflowId, nodeName: webhook.nodeName, mode: target.kind },
-      answered ? 'workflow failed after its caller was answered' : `workflow failed; the caller is answered ${error.status} ${error.code}`);
+      wasAnswered ? 'workflow failed after its caller was answered' : `workflow failed; the caller is answered ${error.status} ${error.code}`);
   };
 }
 

@@ -1,65 +1,19 @@
 /**
  * One call's state from its arrival to its last event: the run's signal (made when first needed), stopping the run
- * (hang-up, deadline, maxRunMs, shutdown), releasing its temp files, the `responded` event that closes the call,
- * and the call's place among those a shutdown waits for. The closures that outlive the answer are made here, apart
- * from the scopes that hold `req` and `res`, so that a run that goes on keeps neither alive.
+ * (hang-up, deadline, maxRunMs, shutdown), releasing its temp files, and the `responded` event that closes the
+ * call. Plain flags rather than a promise per step: this runs for every call. The closures that outlive the answer
+ * are made here, apart from the scopes that hold `req` and `res`, so that a run that goes on keeps neither alive.
  */
 import type { ServerResponse } from 'node:http';
 import { WebhookError } from '../errors.js';
 import type { CallEvents } from '../events.js';
-import type { WebhookLogger } from '../logger.js';
 import type { RegisteredWebhook } from '../registry/contract.js';
-import type { InFlight } from './in-flight.js';
-import { runLifetime, runTooLong } from './lifetime.js';
+import type { InFlight, TrackedCall } from './in-flight.js';
 
-/** What was really sent, read when the connection is done. */
-export interface Sent {
-  status: number | undefined;
-  completed: boolean;
-}
-
-export function newCallState(callId: string): CallState {
-  let runEnded!: () => void;
-  let released!: () => void;
-  const runOver = new Promise<void>((resolve) => { runEnded = resolve; });
-  const filesGone = new Promise<void>((resolve) => { released = resolve; });
-  return {
-    callId, executing: false, reported: false, controller: undefined, hungUp: false, webhook: undefined, answered: false,
-    runEnded, released, runOver, filesGone,
-  };
-}
-
-/**
- * Learns what was really sent when the connection is done, and stops a run whose caller hung up. Kept apart from
- * the closures that outlive the answer, so that a run that goes on does not keep the request and response alive.
- */
-export function watchClose(res: ServerResponse, state: CallState, sent: Sent): Promise<void> {
-  return new Promise<void>((resolve) => {
-    res.once('close', () => {
-      state.answered = res.headersSent;
-      sent.status = res.headersSent ? res.statusCode : undefined;
-      sent.completed = res.writableFinished;
-      if (!res.writableFinished) {
-        state.hungUp = true;
-        if (state.executing) stopRun(state, hangUp());
-      }
-      resolve();
-    });
-  });
-}
-
-/** The responded event, last of the call, and the call's place among those a shutdown waits for. */
-export function trackCall(inFlight: InFlight, state: CallState, events: CallEvents, closed: Promise<void>, sent: Sent): void {
-  void Promise.all([closed, state.runOver]).then(() => events.emit({ type: 'responded', ...sent }));
-  inFlight.add({
-    done: Promise.all([closed, state.filesGone]).then(() => undefined),
-    stop: (reason) => stopRun(state, reason),
-    release: () => (state.release ?? noFiles)().then(state.released),
-  });
-}
-
-export interface CallState {
+export interface CallState extends TrackedCall {
   callId: string;
+  events: CallEvents;
+  inFlight: InFlight<CallState>;
   executing: boolean;
   /** The failure was reported to onWorkflowError or the logger already. */
   reported: boolean;
@@ -67,27 +21,93 @@ export interface CallState {
   controller: AbortController | undefined;
   hungUp: boolean;
   webhook: RegisteredWebhook | undefined;
-  /** Removes the call's temp files now (shutdown); set once the payload is parsed. */
-  release?: () => Promise<void>;
-  /** Says the run settled, was told to stop, or never started. */
-  runEnded: () => void;
-  /** Says the call's temp files are gone (or it had none). */
-  released: () => void;
-  /** Whether an answer went out, as known when the connection closed. */
-  answered: boolean;
-  /** Settle when runEnded / released are called. */
-  runOver: Promise<void>;
-  filesGone: Promise<void>;
+  /** The response, until its connection is done; then only what was sent is kept. */
+  res: ServerResponse | undefined;
+  status: number | undefined;
+  completed: boolean;
+  /** Removes the call's temp files now; set once the payload is parsed. */
+  release: (() => Promise<void>) | undefined;
+  closed: boolean;
+  /** The run settled, was told to stop, or never started. */
+  runOver: boolean;
+  /** The call's temp files are gone (or it had none). */
+  filesGone: boolean;
+  responded: boolean;
 }
 
-const noFiles = (): Promise<void> => Promise.resolve();
+export function newCallState(callId: string, events: CallEvents, inFlight: InFlight<CallState>): CallState {
+  const state: CallState = {
+    callId, events, inFlight, executing: false, reported: false, controller: undefined, hungUp: false, webhook: undefined,
+    res: undefined, status: undefined, completed: false, release: undefined, closed: false, runOver: false,
+    filesGone: false, responded: false, runStartedAt: 0,
+  };
+  inFlight.add(state);
+  return state;
+}
+
+/**
+ * Learns what was really sent when the connection is done, and stops a run whose caller hung up. After it, the
+ * state no longer holds the response.
+ */
+export function watchClose(res: ServerResponse, state: CallState): void {
+  state.res = res;
+  res.once('close', () => {
+    state.res = undefined;
+    state.closed = true;
+    state.status = res.headersSent ? res.statusCode : undefined;
+    state.completed = res.writableFinished;
+    if (!res.writableFinished) {
+      state.hungUp = true;
+      if (state.executing) stopRun(state, hangUp());
+    }
+    progress(state);
+  });
+}
+
+/** Whether the caller had an answer: from the response while it is open, else from what was recorded. */
+export function answered(state: CallState): boolean {
+  return state.res?.headersSent ?? state.status !== undefined;
+}
+
+export function endRun(state: CallState): void {
+  state.runStartedAt = 0;
+  if (state.runOver) return;
+  state.runOver = true;
+  progress(state);
+}
+
+export function endFiles(state: CallState): void {
+  if (state.filesGone) return;
+  state.filesGone = true;
+  progress(state);
+}
+
+/** `responded` once the connection is done and the run over; out of the in-flight set once the files are gone too. */
+function progress(state: CallState): void {
+  if (!state.closed) return;
+  if (state.runOver && !state.responded) {
+    state.responded = true;
+    state.events.emit({ type: 'responded', status: state.status, completed: state.completed });
+  }
+  if (state.runOver && state.filesGone) state.inFlight.remove(state);
+}
 
 /** Tells the run to stop through its signal; for the call's events, the run is over from here. */
 export function stopRun(state: CallState, reason: WebhookError): void {
   controllerOf(state).abort(reason);
-  state.runEnded();
+  endRun(state);
 }
 
+/** Releases the call's temp files now (run limit, shutdown). */
+export function releaseFiles(state: CallState): Promise<void> {
+  return (state.release?.() ?? Promise.resolve()).then(() => endFiles(state));
+}
+
+export function runTooLong(maxRunMs: number): WebhookError {
+  return new WebhookError('WORKFLOW_TIMEOUT', `The run did not finish within maxRunMs (${maxRunMs} ms) and was told to stop.`, {
+    hint: 'run.signal is aborted at that point; stop the work when it fires. Raise maxRunMs for longer runs.',
+  });
+}
 
 export const hangUp = (): WebhookError => new WebhookError('BODY_ABORTED', 'The caller closed the connection.');
 
@@ -99,8 +119,6 @@ export function controllerOf(state: CallState): AbortController {
   }
   return state.controller;
 }
-
-
 
 export function signalOf(state: CallState): () => AbortSignal {
   return () => controllerOf(state).signal;
@@ -114,23 +132,10 @@ export function cleanupOf(payload: { cleanup(): Promise<void> }): () => Promise<
   return () => payload.cleanup();
 }
 
-
-/**
- * Temp files live until the run no longer needs them, not merely until the answer is sent; a run past maxRunMs is
- * told to stop and gives them up.
- */
-export function limitRun(settled: Promise<void>, state: CallState, maxRunMs: number, logger: WebhookLogger): Promise<void> {
-  void settled.then(state.runEnded);
-  return runLifetime(settled, maxRunMs, () => {
-    const error = runTooLong(maxRunMs);
-    stopRun(state, error);
-    logger.warn({ callId: state.callId, workflowId: state.webhook?.workflowId, nodeName: state.webhook?.nodeName, maxRunMs }, error.message);
-  });
-}
-
-export function afterRun(ended: Promise<void>, state: CallState, payload: { cleanup(): Promise<void> }): void {
-  void ended.then(() => payload.cleanup()).then(() => {
-    state.runEnded();
-    state.released();
-  });
+/** When the run settles: the run is over, then its temp files go (a run past maxRunMs gave them up earlier). */
+export function afterRun(settled: Promise<void>, state: CallState, payload: { cleanup(): Promise<void> }): void {
+  void settled.then(() => {
+    endRun(state);
+    return payload.cleanup();
+  }).then(() => endFiles(state));
 }

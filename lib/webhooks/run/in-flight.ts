@@ -1,51 +1,87 @@
 /**
- * The calls in flight, for a graceful shutdown: `drain()` refuses nothing itself (the middleware answers new calls
- * 503 once it is closing), waits for the runs under way until the timeout, then tells the rest to stop through
- * run.signal and releases their temp files, and says how many ended which way.
+ * The calls in flight, for the run limit and a graceful shutdown. One timer, shared by all calls and running only
+ * while runs are under way, tells runs past `maxRunMs` to stop (no timer per call). `drain()` waits for the calls
+ * under way until its timeout, then tells the rest to stop through run.signal, releases their temp files, and says
+ * how many ended which way; the middleware answers new calls 503 once it is closing.
  */
 import { WebhookError } from '../errors.js';
 import type { WebhookShutdownResult } from '../types.js';
 
-export interface Flight {
-  /** Settles when the call is done: answered, its run settled or stopped, its temp files gone. */
-  done: Promise<void>;
-  /** Aborts the run's signal. */
-  stop(reason: WebhookError): void;
-  /** Releases what the call holds (temp files) without waiting for its run. */
-  release(): Promise<void>;
-}
-
 export type DrainResult = WebhookShutdownResult;
 
-export class InFlight {
-  readonly #flights = new Set<Flight>();
+/** What the in-flight set needs to know of a call. */
+export interface TrackedCall {
+  /** When its run started (ms, Date.now()); 0 while no run is under way. */
+  runStartedAt: number;
+}
+
+export interface InFlightHandlers<T extends TrackedCall> {
+  /** Tells the call's run to stop. */
+  stop(call: T, reason: WebhookError): void;
+  /** Releases what the call holds (temp files) without waiting for its run. */
+  release(call: T): Promise<void>;
+  /** A run passed maxRunMs. */
+  overran(call: T): void;
+}
+
+export class InFlight<T extends TrackedCall> {
+  readonly #calls = new Set<T>();
+  readonly #handlers: InFlightHandlers<T>;
+  readonly #maxRunMs: number;
+  #sweeper: NodeJS.Timeout | undefined;
   #closing = false;
+  #emptied: (() => void) | undefined;
+
+  constructor(maxRunMs: number, handlers: InFlightHandlers<T>) {
+    this.#maxRunMs = maxRunMs;
+    this.#handlers = handlers;
+  }
 
   get closing(): boolean {
     return this.#closing;
   }
 
-  get size(): number {
-    return this.#flights.size;
+  add(call: T): void {
+    this.#calls.add(call);
+    if (this.#sweeper === undefined && this.#maxRunMs !== Infinity) {
+      this.#sweeper = setInterval(() => this.#sweep(), Math.max(10, Math.min(1000, this.#maxRunMs / 4)));
+      this.#sweeper.unref();
+    }
   }
 
-  /** Tracks a call until it is done. */
-  add(flight: Flight): void {
-    this.#flights.add(flight);
-    void flight.done.then(() => this.#flights.delete(flight));
+  /** The call is done: answered, its run over, its files gone. */
+  remove(call: T): void {
+    this.#calls.delete(call);
+    if (this.#calls.size > 0) return;
+    clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
+    this.#emptied?.();
   }
 
   async drain(timeoutMs: number): Promise<DrainResult> {
     this.#closing = true;
-    const pending = [...this.#flights];
+    const pending = [...this.#calls];
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); });
-    await Promise.race([Promise.all(pending.map((flight) => flight.done)), timedOut]);
+    await new Promise<void>((resolve) => {
+      this.#emptied = resolve;
+      if (this.#calls.size === 0) resolve();
+      timer = setTimeout(resolve, timeoutMs);
+    });
     clearTimeout(timer);
-    const left = pending.filter((flight) => this.#flights.has(flight));
+    this.#emptied = undefined;
+    const left = pending.filter((call) => this.#calls.has(call));
     const reason = new WebhookError('SHUTTING_DOWN', 'The server is shutting down; the run was told to stop.');
-    for (const flight of left) flight.stop(reason);
-    await Promise.all(left.map((flight) => flight.release()));
+    for (const call of left) this.#handlers.stop(call, reason);
+    await Promise.all(left.map((call) => this.#handlers.release(call)));
     return { completed: pending.length - left.length, aborted: left.length };
+  }
+
+  #sweep(): void {
+    const before = Date.now() - this.#maxRunMs;
+    for (const call of this.#calls) {
+      if (call.runStartedAt === 0 || call.runStartedAt > before) continue;
+      call.runStartedAt = 0;
+      this.#handlers.overran(call);
+    }
   }
 }
