@@ -14,8 +14,8 @@ const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon
 
 interface Ready { type: 'ready'; port: number; activationMs?: number; heapPerWebhook?: number }
 interface Contender { label: string; args: string[] }
-interface Load { path: string; headers: Record<string, string>; body: string | { file: string } }
-interface Sample { requests: number; p50: number; p99: number }
+export interface Load { path: string; headers: Record<string, string>; body: string | { file: string } }
+export interface Sample { requests: number; p50: number; p99: number }
 
 export interface BenchSettings { seconds: number; rounds: number; connections: number }
 
@@ -28,7 +28,7 @@ async function start(args: string[]): Promise<{ child: ChildProcess; ready: Read
   return { child, ready };
 }
 
-function stop(child: ChildProcess): Promise<void> {
+export function stop(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
     child.send({ type: 'stop' });
@@ -36,7 +36,7 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-function autocannon(port: number, load: Load, settings: BenchSettings): Promise<Sample> {
+export function autocannon(port: number, load: Load, settings: BenchSettings): Promise<Sample> {
   const args = [AUTOCANNON, '-j', '-c', String(settings.connections), '-d', String(settings.seconds), '-m', 'POST'];
   for (const [name, value] of Object.entries(load.headers)) args.push('-H', `${name}=${value}`);
   if (typeof load.body === 'string') args.push('-b', load.body);
@@ -58,7 +58,7 @@ function autocannon(port: number, load: Load, settings: BenchSettings): Promise<
   });
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /** Runs contenders against one load, alternating; returns a Markdown table with ratios to `baseline`. */
 async function compare(contenders: Contender[], load: Load, baseline: string, settings: BenchSettings, extra?: (ready: Ready) => string[]): Promise<string> {

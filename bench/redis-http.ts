@@ -2,19 +2,20 @@
  * HTTP throughput of the middleware with the Redis registry against the memory registry: the small JSON POST of the
  * `json` benchmark, each server in its own process (servers/http-server.ts), autocannon in another, rounds
  * alternating (A-B-B-A), medians, and the ratio of each Redis contender to the memory contender on the same host.
- * Same method as http.ts, whose helpers are private to it, so they are repeated here in short.
+ * Same method and helpers as http.ts.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { BenchSettings } from './http.js';
+import { autocannon, median, stop, type BenchSettings, type Load, type Sample } from './http.js';
 
 const SERVER = fileURLToPath(new URL('./servers/http-server.ts', import.meta.url));
-const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
-const BODY = '{"order":1234,"items":[{"sku":"tea","qty":2}],"customer":{"name":"Ada"}}';
+const LOAD: Load = {
+  path: '/webhook/hook',
+  headers: { 'content-type': 'application/json' },
+  body: '{"order":1234,"items":[{"sku":"tea","qty":2}],"customer":{"name":"Ada"}}',
+};
 
 interface Contender { label: string; scenario: string; baseline: string }
-interface Sample { requests: number; p50: number; p99: number }
 
 async function start(scenario: string, redisUrl: string): Promise<{ child: ChildProcess; port: number }> {
   const child = fork(SERVER, [scenario], {
@@ -28,36 +29,6 @@ async function start(scenario: string, redisUrl: string): Promise<{ child: Child
   });
   return { child, port };
 }
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.send({ type: 'stop' });
-    setTimeout(() => child.kill(), 3000).unref();
-  });
-}
-
-function autocannon(port: number, settings: BenchSettings): Promise<Sample> {
-  const args = [AUTOCANNON, '-j', '-c', String(settings.connections), '-d', String(settings.seconds), '-m', 'POST',
-    '-H', 'content-type=application/json', '-b', BODY, `http://127.0.0.1:${port}/webhook/hook`];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
-    child.on('exit', () => {
-      try {
-        const result = JSON.parse(out) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
-        if (result.non2xx > 0 || result.errors > 0) reject(new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors`));
-        else resolve({ requests: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
-      } catch (error) {
-        reject(error instanceof Error ? error : new Error(String(error)));
-      }
-    });
-  });
-}
-
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 export async function benchRedisHttp(settings: BenchSettings, redisUrl: string): Promise<string> {
   const contenders: Contender[] = [
@@ -74,7 +45,7 @@ export async function benchRedisHttp(settings: BenchSettings, redisUrl: string):
       // Every other round in reverse order, so that a drift in the shared machine's load within a round does not
       // always favour the same contender (a Redis contender is always measured right after its memory twin).
       const order = round % 2 === 0 ? running : [...running].reverse();
-      for (const { contender, port } of order) samples.get(contender.label)?.push(await autocannon(port, settings));
+      for (const { contender, port } of order) samples.get(contender.label)?.push(await autocannon(port, LOAD, settings));
     }
   } finally {
     await Promise.all(running.map(({ child }) => stop(child)));

@@ -8,7 +8,7 @@ import { toWebhookError, WebhookError } from './errors.js';
 import { callEvents, type CallEvents } from './events.js';
 import { errorFields } from './logger.js';
 import { resolveOptions, type ResolvedOptions, type WebhookMiddlewareOptions } from './options.js';
-import type { WebhookExecutor, WebhookMiddleware, WebhookRun } from './types.js';
+import type { WebhookExecutor, WebhookMiddleware, WebhookRun, WebhookShutdownResult } from './types.js';
 import type { RegisteredWebhook, WebhookRegistry } from './registry/contract.js';
 import { readRequestTarget, type RequestTarget } from './request/target.js';
 import { checkRequestLimits } from './request/limits.js';
@@ -19,7 +19,7 @@ import { answerOptions } from './guards/preflight.js';
 import { parsePayload, type PayloadSettings } from './payload/index.js';
 import { parseQuery } from './payload/query.js';
 import { buildRun, requestBaseUrl } from './run/build-run.js';
-import { InFlight, type DrainResult } from './run/in-flight.js';
+import { InFlight } from './run/in-flight.js';
 import {
   afterRun,
   answered,
@@ -97,7 +97,7 @@ export function createWebhookMiddleware(
     serveCall(req, res, next, target, context);
   };
   return Object.assign(middleware, {
-    close: (closeOptions: { timeoutMs?: number } = {}): Promise<DrainResult> => inFlight.drain(closeOptions.timeoutMs ?? 10_000),
+    close: (closeOptions: { timeoutMs?: number } = {}): Promise<WebhookShutdownResult> => inFlight.drain(closeOptions.timeoutMs ?? 10_000),
   });
 }
 

@@ -80,6 +80,15 @@ for (const host of HOSTS) {
       expect(first.at(-1)?.type).to.equal('responded');
     });
 
+    it('takes the call id from the header named by requestIdHeader', async () => {
+      const runs: WebhookRun[] = [];
+      const registry = new MemoryWebhookRegistry();
+      await registry.activate(workflow('wf', { path: 'ok' }));
+      const app = host.build(createWebhookMiddleware(registry, async (run) => { runs.push(run); return { items: [] }; }, { requestIdHeader: 'X-Correlation-Id' }));
+      await request(app).get(`${BASE}/webhook/ok`).set('x-correlation-id', 'corr-9').set('x-request-id', 'not-this').expect(200);
+      expect(runs[0]?.callId).to.equal('corr-9');
+    });
+
     it('puts the error and the workflow on rejected, and reports a call never answered as such, last', async () => {
       const events: WebhookEvent[] = [];
       const registry = new MemoryWebhookRegistry();

@@ -1,9 +1,14 @@
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { createWebhookMiddleware, MemoryWebhookRegistry } from '../../lib/index.js';
 import { resolveOptions } from '../../lib/webhooks/options.js';
 
 const MIB = 1024 * 1024;
+/** A plain file: no directory can be made inside it, whoever runs the specs (root included). */
+const A_FILE = join(mkdtempSync(join(tmpdir(), 'ww-options-')), 'a-file');
+writeFileSync(A_FILE, '');
 
 describe('resolveOptions()', () => {
   it('fills every default once', () => {
@@ -42,12 +47,58 @@ describe('resolveOptions()', () => {
     [{ uploads: { memoryThreshold: -5 } }, /option uploads.memoryThreshold/],
     [{ proxyHops: -1 }, /option proxyHops must be a whole number of proxies/],
     [{ credentials: {} }, /option credentials must be a function/],
+    [{ logger: console.log }, /option logger must be an object with error\(\) and warn\(\) methods/],
+    [{ requestIdHeader: 'x request id' }, /option requestIdHeader must be a header name/],
+    [{ maxRunMs: -1 }, /option maxRunMs must be a number of milliseconds, 0 or Infinity/],
+    [{ bodyTimeoutMs: 0 }, /option bodyTimeoutMs must be a positive number of milliseconds/],
+    [{ uploads: { tempDir: join(A_FILE, 'uploads') } }, /option uploads.tempDir must be a directory this process can create and write/],
     [[], /option options must be an object/],
   ] as const) {
     it(`throws a TypeError naming the option for ${JSON.stringify(options)}`, () => {
       expect(() => resolveOptions(options as never)).to.throw(TypeError, message);
     });
   }
+});
+
+describe('options for living in a host', () => {
+  it('defaults the logger, the request id header, the run limit and the body timeout', () => {
+    const options = resolveOptions();
+    expect(options).to.deep.include({ requestIdHeader: 'x-request-id', maxRunMs: 600_000, bodyTimeoutMs: 30_000 });
+    expect(resolveOptions({ maxRunMs: 0 }).maxRunMs).to.equal(Infinity);
+    expect(resolveOptions({ requestIdHeader: 'X-Correlation-Id' }).requestIdHeader).to.equal('x-correlation-id');
+  });
+
+  it('creates a missing uploads.tempDir at the factory', () => {
+    const parent = mkdtempSync(join(tmpdir(), 'ww-options-'));
+    try {
+      const tempDir = join(parent, 'not', 'yet');
+      resolveOptions({ uploads: { tempDir } });
+      expect(statSync(tempDir).isDirectory()).to.equal(true);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
+  it('writes one JSON line per record to stderr when the host gives no logger', () => {
+    const written: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string) => { written.push(chunk); return true; }) as typeof process.stderr.write;
+    try {
+      resolveOptions().logger.error({ callId: 'c-1', err: { message: 'boom' } }, 'webhook call answered 500 INTERNAL_ERROR');
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(written).to.have.length(1);
+    expect(written[0]?.endsWith('\n')).to.equal(true);
+    expect(JSON.parse(written[0] as string)).to.deep.include({
+      level: 'error', name: 'workflow-webhooks', msg: 'webhook call answered 500 INTERNAL_ERROR', callId: 'c-1', err: { message: 'boom' },
+    });
+  });
+
+  it('drops a failure of the host\'s logger instead of failing the call', () => {
+    const logger = resolveOptions({ logger: { error: () => { throw new Error('logger down'); }, warn: () => undefined } }).logger;
+    expect(() => logger.error({}, 'x')).to.not.throw();
+  });
 });
 
 describe('proxyHops from PLATFORM_PROXY_HOPS', () => {

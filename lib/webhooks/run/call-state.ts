@@ -109,10 +109,10 @@ export function runTooLong(maxRunMs: number): WebhookError {
   });
 }
 
-export const hangUp = (): WebhookError => new WebhookError('BODY_ABORTED', 'The caller closed the connection.');
+const hangUp = (): WebhookError => new WebhookError('BODY_ABORTED', 'The caller closed the connection.');
 
 /** The run's AbortController, made when first needed; already aborted if the caller has gone. */
-export function controllerOf(state: CallState): AbortController {
+function controllerOf(state: CallState): AbortController {
   if (state.controller === undefined) {
     state.controller = new AbortController();
     if (state.hungUp) state.controller.abort(hangUp());

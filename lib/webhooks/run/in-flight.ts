@@ -7,8 +7,6 @@
 import { WebhookError } from '../errors.js';
 import type { WebhookShutdownResult } from '../types.js';
 
-export type DrainResult = WebhookShutdownResult;
-
 /** What the in-flight set needs to know of a call. */
 export interface TrackedCall {
   /** When its run started (ms, Date.now()); 0 while no run is under way. */
@@ -58,7 +56,7 @@ export class InFlight<T extends TrackedCall> {
     this.#emptied?.();
   }
 
-  async drain(timeoutMs: number): Promise<DrainResult> {
+  async drain(timeoutMs: number): Promise<WebhookShutdownResult> {
     this.#closing = true;
     const pending = [...this.#calls];
     let timer: NodeJS.Timeout | undefined;

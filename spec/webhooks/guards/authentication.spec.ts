@@ -4,7 +4,6 @@ import { SignJWT, UnsecuredJWT } from 'jose';
 import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookCredential, type WebhookRun } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
-import { workflow } from '../../support/workflows.js';
 
 const secret = 'a-long-shared-secret-for-tests-only';
 const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });

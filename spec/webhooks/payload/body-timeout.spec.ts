@@ -1,10 +1,9 @@
 import { connect } from 'node:net';
-import { existsSync, readdirSync } from 'node:fs';
 import { expect } from 'chai';
 import { createWebhookMiddleware, MemoryWebhookRegistry } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
 import { listen } from '../../support/raw-http.js';
-import { eventually, makeTempDir, type TempDir } from '../../support/temp-dir.js';
+import { eventually, filesUnder, makeTempDir, type TempDir } from '../../support/temp-dir.js';
 import { workflow } from '../../support/workflows.js';
 
 const TIMEOUT_MS = 300;
@@ -42,9 +41,6 @@ function stallingClient(port: number, headers: Record<string, string>, length: n
   });
 }
 
-/** Every entry under `dir`, at any depth. */
-const entriesUnder = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir, { recursive: true, encoding: 'utf8' }) : []);
-
 for (const host of HOSTS) {
   describe(`a request body that stalls in ${host.name}`, () => {
     let temp: TempDir;
@@ -76,7 +72,7 @@ for (const host of HOSTS) {
 
     it('answers 408 BODY_TIMEOUT for a raw binary body and removes the temp file it had begun', async () => {
       let sawFile = false;
-      const watch = setInterval(() => { sawFile ||= entriesUnder(temp.path).length > 0; }, 5);
+      const watch = setInterval(() => { sawFile ||= filesUnder(temp.path).length > 0; }, 5);
       const answer = await stallingClient(port, { 'content-type': 'application/zip' }, 1024 * 1024, [Buffer.alloc(64 * 1024, 1)])
         .finally(() => clearInterval(watch));
       expect([answer.status, answer.body.code]).to.deep.equal([408, 'BODY_TIMEOUT']);
@@ -87,7 +83,7 @@ for (const host of HOSTS) {
 
     it('answers 408 BODY_TIMEOUT for a multipart body and removes every temp file it had begun', async () => {
       let sawFile = false;
-      const watch = setInterval(() => { sawFile ||= entriesUnder(temp.path).length > 0; }, 5);
+      const watch = setInterval(() => { sawFile ||= filesUnder(temp.path).length > 0; }, 5);
       const head = '--B\r\nContent-Disposition: form-data; name="f"; filename="f.bin"\r\nContent-Type: application/octet-stream\r\n\r\n';
       const answer = await stallingClient(port, { 'content-type': 'multipart/form-data; boundary=B' }, 1024 * 1024, [head, Buffer.alloc(64 * 1024, 1)])
         .finally(() => clearInterval(watch));

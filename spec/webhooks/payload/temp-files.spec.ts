@@ -2,25 +2,17 @@ import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookRun } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
 import { listen, type RawResponse } from '../../support/raw-http.js';
-import { eventually, makeTempDir, type TempDir } from '../../support/temp-dir.js';
+import { eventually, filesUnder, makeTempDir, type TempDir } from '../../support/temp-dir.js';
 import { workflow } from '../../support/workflows.js';
 
 const URL_PATH = `${BASE}/webhook/upload`;
-
-/** Every regular file under `dir`, at any depth (the call's files sit in a private directory). */
-function filesUnder(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((name) => join(dir, name)).filter((path) => {
-    try { return statSync(path).isFile(); } catch { return false; }
-  });
-}
 
 const part = (name: string, fileName: string): string =>
   `--B\r\nContent-Disposition: form-data; name="${name}"; filename="${fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`;

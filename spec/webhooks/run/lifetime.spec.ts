@@ -1,19 +1,9 @@
 import { expect } from 'chai';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookMiddleware, type WebhookRun } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
-import { eventually, makeTempDir, type TempDir } from '../../support/temp-dir.js';
+import { eventually, filesUnder, makeTempDir, type TempDir } from '../../support/temp-dir.js';
 import { deferred, workflow } from '../../support/workflows.js';
-
-/** Every file under `path`, at any depth: uploads may sit in a private directory inside the temp dir. */
-function filesUnder(path: string): string[] {
-  return readdirSync(path).flatMap((name) => {
-    const full = join(path, name);
-    return statSync(full).isDirectory() ? filesUnder(full) : [full];
-  });
-}
 
 interface Logged { level: 'error' | 'warn'; fields: Record<string, unknown>; message: string | undefined }
 
