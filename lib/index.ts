@@ -5,8 +5,14 @@
  */
 export { createWebhookMiddleware } from './webhooks/middleware.js';
 export { MemoryWebhookRegistry } from './webhooks/registry/memory-registry.js';
+export {
+  fromWorkflowExport,
+  type ExportedNode,
+  type WorkflowExport,
+  type WorkflowExportOptions,
+} from './webhooks/registry/workflow-export.js';
 // Building blocks for a registry of one's own (README, "Write your own registry").
-export { activationWarnings, resolveWorkflowWebhooks } from './webhooks/registry/resolve-workflow.js';
+export { activationWarnings, resolveWorkflowWebhooks, WEBHOOK_NODE_TYPES } from './webhooks/registry/resolve-workflow.js';
 export { RouteTable, routeKey } from './webhooks/registry/route-table.js';
 export { TestListens } from './webhooks/registry/test-listens.js';
 export {

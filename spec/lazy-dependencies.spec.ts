@@ -5,13 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 /**
- * jose, fast-xml-parser and ajv are loaded by the first call that needs them (a JWT, an XML body, a validation),
- * never by importing an entry point: most hosts need none of them. A fresh Node process imports the three entry
- * points and reports every package module it loaded, ES modules through a resolve hook, CommonJS ones from the
- * require cache; then it uses each feature, to show the probe sees the packages when they are loaded.
+ * jose, fast-xml-parser, ajv and mime-types are loaded by the first call that needs them (a JWT, an XML body, a
+ * validation, a file), never by importing an entry point: most hosts need none of them. A fresh Node process
+ * imports the three entry points and reports every package module it loaded, ES modules through a resolve hook,
+ * CommonJS ones from the require cache; then it uses each feature, to show the probe sees the packages when they
+ * are loaded.
  */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const LAZY = ['jose', 'fast-xml-parser', 'ajv'];
+const LAZY = ['jose', 'fast-xml-parser', 'ajv', 'mime-types'];
 
 const HOOKS = `
 let port;
@@ -47,6 +48,8 @@ const onImport = packages();
 definitions.validateProperties([{ displayName: 'A', name: 'a', type: 'string', default: '' }]);
 const { parseXmlBody } = await import('./lib/webhooks/payload/xml.ts');
 parseXmlBody(Buffer.from('<a>1</a>'), undefined);
+const { describeBinary } = await import('./lib/webhooks/payload/binary-meta.ts');
+describeBinary({ mimeType: 'image/png', fileName: undefined, bytes: 1 });
 await import('jose');
 await settle();
 console.log(JSON.stringify({ onImport, afterUse: packages() }));

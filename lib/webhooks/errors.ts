@@ -22,9 +22,9 @@ export const ERROR_CODES = {
   WEBHOOK_IP_NOT_ALLOWED: 403,
   /** The node ignores bots (option ignoreBots) and the User-Agent is one. */
   BOT_IGNORED: 403,
-  /** The node requires authentication and the call carries none. */
+  /** The node requires Basic or JWT authentication and the call carries none; answered with a WWW-Authenticate challenge. */
   AUTH_REQUIRED: 401,
-  /** The call's credentials are wrong (or its token expired). */
+  /** The call's credentials are wrong (or its token expired), or the header of header auth is missing. */
   AUTH_INVALID: 403,
   /** The node requires authentication, but the host supplies no usable credential for it. */
   AUTH_NOT_CONFIGURED: 500,

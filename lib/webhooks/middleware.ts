@@ -37,6 +37,7 @@ import {
 } from './run/call-state.js';
 import { startCall, writeSuccess, type Call } from './response/answer-call.js';
 import type { ResponsePlan } from './response/build-plan.js';
+import type { HeaderPolicy } from './response/finalize.js';
 import { createResponder, NO_RESPONDER } from './response/workflow-responder.js';
 import { sendError } from './response/error-answer.js';
 import { writeResponse } from './response/write-plan.js';
@@ -199,7 +200,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
     const report = reporter(wiring, webhook, target);
     const parameters = webhook.parameters;
     const responder = parameters.responseMode === 'responseNode'
-      ? createResponder(writerOf(res, parameters), report)
+      ? createResponder(writerOf(res, parameters, options.headerPolicy), report)
       : NO_RESPONDER;
     const run = buildRun({
       req,
@@ -220,7 +221,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
     if (target.kind === 'test' && claim === undefined) throw notListening(method, target.rawPath, 'received');
     claim?.arrived(run);
     const call: Call = {
-      res, run, executor: wiring.executor, parameters, responder, abort: stopperOf(state),
+      res, run, executor: wiring.executor, parameters, headerPolicy: options.headerPolicy, responder, abort: stopperOf(state),
       deadline: options.deadline, events, report,
       onSettled: claim?.settled,
     };
@@ -235,8 +236,8 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
 }
 
 /** How a responseNode answer is written; the responder drops it once the call is answered. */
-function writerOf(res: ServerResponse, parameters: RegisteredWebhook['parameters']): (plan: ResponsePlan) => void {
-  return (plan) => { void writeSuccess({ res, parameters }, plan); };
+function writerOf(res: ServerResponse, parameters: RegisteredWebhook['parameters'], headerPolicy: HeaderPolicy): (plan: ResponsePlan) => void {
+  return (plan) => { void writeSuccess({ res, parameters, headerPolicy }, plan); };
 }
 
 /** Where a workflow failure goes: the host's onWorkflowError, else the logger, saying whether the caller was told. */

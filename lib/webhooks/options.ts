@@ -13,6 +13,7 @@ import type { PayloadLimits } from './payload/limits.js';
 import type { RequestLimits } from './request/limits.js';
 import type { WebhookKind } from './types.js';
 import { safeLogger, STDERR_LOGGER, type WebhookLogger } from './logger.js';
+import { OPEN_HEADER_POLICY, type HeaderPolicy } from './response/finalize.js';
 import type { RegisteredWebhook } from './registry/contract.js';
 import { fail, group, positiveInteger, prefix, publicUrl } from './option-checks.js';
 
@@ -110,6 +111,12 @@ export interface WebhookMiddlewareOptions {
   maxRunMs?: number;
   /** A request body that sends no bytes for this long, in ms, is answered 408 `BODY_TIMEOUT`. Default 30 000. */
   bodyTimeoutMs?: number;
+  /**
+   * Response headers no workflow may set, e.g. `['set-cookie']`: left out of the answer whether the node's Response
+   * Headers option or `respond()` sets them, and reported once per name to the `logger`. Content-Type and
+   * Content-Length cannot be listed (the middleware sets them). Default none.
+   */
+  forbiddenResponseHeaders?: string[];
 }
 
 export interface ResolvedOptions {
@@ -130,11 +137,13 @@ export interface ResolvedOptions {
   /** Infinity when off. */
   maxRunMs: number;
   bodyTimeoutMs: number;
+  headerPolicy: HeaderPolicy;
 }
 
 const MIB = 1024 * 1024;
 const KNOWN_OPTIONS = new Set(['productionPrefix', 'testPrefix', 'publicUrl', 'errorHandling', 'onWorkflowError', 'limits', 'uploads',
-  'responseTimeoutMs', 'timeoutStatus', 'onEvent', 'proxyHops', 'credentials', 'logger', 'requestIdHeader', 'maxRunMs', 'bodyTimeoutMs']);
+  'responseTimeoutMs', 'timeoutStatus', 'onEvent', 'proxyHops', 'credentials', 'logger', 'requestIdHeader', 'maxRunMs', 'bodyTimeoutMs',
+  'forbiddenResponseHeaders']);
 
 export const DEFAULT_LIMITS: Readonly<PayloadLimits & RequestLimits> = Object.freeze({
   bodySize: 16 * MIB,
@@ -214,6 +223,28 @@ function requestIdHeader(value: unknown): string {
   return value.toLowerCase();
 }
 
+/** The host's forbidden response headers, lower-cased; each one dropped is logged the first time. */
+function resolveHeaderPolicy(value: unknown, logger: WebhookLogger): HeaderPolicy {
+  if (value === undefined) return OPEN_HEADER_POLICY;
+  if (!Array.isArray(value) || value.some((name) => typeof name !== 'string' || !/^[!#$%&'*+.^\w`|~-]+$/.test(name))) {
+    fail('forbiddenResponseHeaders', 'an array of header names', value);
+  }
+  const forbidden = new Set((value as string[]).map((name) => name.toLowerCase()));
+  for (const own of ['content-type', 'content-length']) {
+    if (forbidden.has(own)) fail('forbiddenResponseHeaders', `a list without ${own} (the middleware sets it)`, value);
+  }
+  const told = new Set<string>();
+  return Object.freeze({
+    forbidden,
+    dropped(name: string) {
+      if (told.has(name)) return;
+      told.add(name);
+      logger.warn({ header: name }, `workflow-webhooks: a workflow set the response header ${name}, which the option `
+        + 'forbiddenResponseHeaders forbids; it was left out of the answer. Reported once per header.');
+    },
+  });
+}
+
 function resolveLogger(value: unknown): WebhookLogger {
   if (value === undefined) return STDERR_LOGGER;
   const logger = value as Partial<WebhookLogger> | null;
@@ -236,7 +267,8 @@ export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly
   optionalFunction('onWorkflowError', onWorkflowError);
   const productionPrefix = prefix('productionPrefix', options.productionPrefix, 'webhook');
   const testPrefix = prefix('testPrefix', options.testPrefix, 'webhook-test');
-  if (testPrefix === productionPrefix) fail('testPrefix', 'different from productionPrefix', testPrefix);
+  if (testPrefix.toLowerCase() === productionPrefix.toLowerCase()) fail('testPrefix', 'different from productionPrefix', testPrefix);
+  const logger = resolveLogger(options.logger);
   return Object.freeze({
     productionPrefix,
     testPrefix,
@@ -249,9 +281,10 @@ export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly
     onEvent: optionalFunction('onEvent', options.onEvent),
     proxyHops: resolveProxyHops(options.proxyHops),
     credentials: optionalFunction('credentials', options.credentials),
-    logger: resolveLogger(options.logger),
+    logger,
     requestIdHeader: requestIdHeader(options.requestIdHeader),
     maxRunMs: duration('maxRunMs', options.maxRunMs, 600_000, true),
     bodyTimeoutMs: duration('bodyTimeoutMs', options.bodyTimeoutMs, 30_000, false),
+    headerPolicy: resolveHeaderPolicy(options.forbiddenResponseHeaders, logger),
   });
 }

@@ -35,6 +35,13 @@ export interface WebhookNodeOptions {
   responseContentType?: string;
   /** Keep the untouched request bytes as binary `data` next to the parsed body. */
   rawBody?: boolean;
+  /** Node version 1: the whole body, of any type, becomes binary `binaryPropertyName` (default `data`); `body` is `{}`. */
+  binaryData?: boolean;
+  /**
+   * The answer's status as node versions 2 and later store it: a listed code, or `customCode` with its number. A
+   * top-level `responseCode` (versions 1 and 1.1) wins over it.
+   */
+  responseCode?: { values: { responseCode?: number | 'customCode'; customCode?: number } };
   /** Binary property of a raw upload; multipart files become `<name>0`, `<name>1`, … */
   binaryPropertyName?: string;
   /** Extra headers of every successful answer: `{ entries: [{ name, value }] }` or `{ name: value }`. */
@@ -64,6 +71,7 @@ export interface WebhookNodeParameters {
   multipleMethods?: boolean;
   responseMode?: ResponseMode;
   responseData?: ResponseData;
+  /** The answer's status (node versions 1 and 1.1; later versions keep it in `options.responseCode`). Default 200. */
   responseCode?: number;
   authentication?: Authentication;
   /** Binary property `firstEntryBinary` sends. Default `data`. */
@@ -73,6 +81,13 @@ export interface WebhookNodeParameters {
 
 export interface WebhookNode {
   name: string;
+  /**
+   * The node's type as the known platform stores it. When given, it must be a Webhook trigger
+   * (`n8n-nodes-base.webhook`): any other node is refused, whatever parameters it has.
+   */
+  type?: string;
+  /** The node's version as the platform stores it (1, 1.1, 2, 2.1); both parameter layouts are read whatever it says. */
+  typeVersion?: number;
   /** Set by an editor; used as the path when `path` is empty, and prefixed to dynamic paths (as the known platform does). */
   webhookId?: string;
   /** Disabled nodes register no webhook. */
@@ -92,15 +107,37 @@ export interface WorkflowWebhooks {
 /** Production (an active workflow's address) or test (listening for one test event). */
 export type WebhookKind = 'production' | 'test';
 
+/** The coarse kind of a binary entry's media type, as the known platform derives it. */
+export type BinaryFileType = 'json' | 'html' | 'image' | 'audio' | 'video' | 'text' | 'pdf';
+
+/**
+ * A file or raw body on the trigger item, with the metadata the known platform's nodes read. Entries a workflow
+ * makes itself (for `firstEntryBinary`) need only `mimeType` and `data` or `path`.
+ */
 export interface BinaryData {
-  fileName?: string;
+  /** The media type the caller sent (`application/octet-stream` when it sent none). */
   mimeType: string;
+  /** The caller's file name; a generated UUID when it gave none. */
+  fileName?: string;
+  /** From the file name (`pdf` of `report.pdf`), else the media type's usual one (`bin` for octet-stream). */
+  fileExtension?: string;
+  /** `json`, `html`, `image`, `audio`, `video`, `text` or `pdf`; absent for other media types. */
+  fileType?: BinaryFileType;
   /** Size in bytes. */
-  fileSize: number;
+  bytes?: number;
+  /** Size as display text, e.g. `48 B`, `5.32 kB`, `1.2 MB` (1 kB = 1000 bytes). */
+  fileSize?: string;
   /** The content, when it is held in memory. */
   data?: Buffer;
   /** The content's file, when it was streamed to disk. */
   path?: string;
+}
+
+/** A binary entry the middleware made from a call: every metadata field is there. */
+export interface ReceivedBinaryData extends BinaryData {
+  fileName: string;
+  bytes: number;
+  fileSize: string;
 }
 
 export interface Item {
@@ -127,6 +164,7 @@ export interface TriggerJson<Body = unknown> extends Record<string, unknown> {
 /** The trigger's output item: its `json` typed, `binary` when the call carried files or raw bytes. */
 export interface TriggerItem<Body = unknown> extends Item {
   json: TriggerJson<Body>;
+  binary?: Record<string, ReceivedBinaryData>;
 }
 
 /**

@@ -101,10 +101,10 @@ for (const host of HOSTS) {
         started.resolve();
         return new Promise((_, reject) => run.signal.addEventListener('abort', () => setTimeout(() => reject(new Error('stopped')), 20)));
       }, { onEvent: (event) => events.push(event), credentials: () => ({ name: 'x-key', value: 'k' }), logger: recorder().logger }));
-      await request(app).get(`${BASE}/webhook/locked`).expect(401);
+      await request(app).get(`${BASE}/webhook/locked`).expect(403);
       const rejected = events.find((event) => event.type === 'rejected');
-      expect(rejected).to.include({ workflowId: 'wf', nodeName: 'Locked', code: 'AUTH_REQUIRED' });
-      expect(rejected?.type === 'rejected' && rejected.error.code).to.equal('AUTH_REQUIRED');
+      expect(rejected).to.include({ workflowId: 'wf', nodeName: 'Locked', code: 'AUTH_INVALID' });
+      expect(rejected?.type === 'rejected' && rejected.error.code).to.equal('AUTH_INVALID');
       events.length = 0;
       const hangUp = request(app).get(`${BASE}/webhook/slow`).timeout(50).then(() => undefined, () => undefined);
       await started.promise;

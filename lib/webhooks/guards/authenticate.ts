@@ -1,8 +1,9 @@
 /**
  * The Webhook node's `authentication`: basic auth and header auth compared in constant time, JWT verified with
  * jose (the algorithms are the credential's, `none` never accepted, expiry checked). Credentials come from the
- * host's resolver (middleware option `credentials`). Missing credentials: 401 (with a challenge for Basic and
- * Bearer); wrong ones: 403.
+ * host's resolver (middleware option `credentials`). Missing credentials: 401 with a `WWW-Authenticate` challenge
+ * (Basic, Bearer); wrong ones: 403. Header auth has no challenge to offer, so a missing header is 403 too, as the
+ * known platform answers: every 401 carries a challenge (RFC 9110).
  */
 import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -61,7 +62,9 @@ function checkBasic(req: IncomingMessage, credential: BasicAuthCredential): void
 function checkHeader(req: IncomingMessage, credential: HeaderAuthCredential): void {
   if (typeof credential.name !== 'string' || credential.name === '' || typeof credential.value !== 'string') throw unusable('header auth');
   const given = req.headers[credential.name.toLowerCase()];
-  if (given === undefined) throw new WebhookError('AUTH_REQUIRED', `The header ${credential.name} is required.`);
+  if (given === undefined) {
+    throw new WebhookError('AUTH_INVALID', 'Authorization data is wrong!', { hint: `The call must carry the header ${credential.name}.` });
+  }
   if (!same(Array.isArray(given) ? given.join(', ') : given, credential.value)) throw wrong();
 }
 

@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { BinaryData } from '../types.js';
+import { describeBinary } from './binary-meta.js';
 import { collectFile, type SinkSettings } from './file-sink.js';
 
 /** The file name of a `Content-Disposition` header: `filename*` (RFC 5987) first, then `filename`. */
@@ -37,10 +38,11 @@ export async function collectBinaryBody(
 ): Promise<BinaryData | undefined> {
   const collected = await collectFile(stream, sink);
   if (collected.size === 0) return undefined;
-  const binary: BinaryData = { mimeType: mediaType || 'application/octet-stream', fileSize: collected.size };
-  const fileName = dispositionFileName(headers['content-disposition']);
-  if (fileName !== undefined) binary.fileName = fileName;
-  if (collected.data !== undefined) binary.data = collected.data;
-  if (collected.path !== undefined) binary.path = collected.path;
-  return binary;
+  return describeBinary({
+    mimeType: mediaType || 'application/octet-stream',
+    fileName: dispositionFileName(headers['content-disposition']),
+    bytes: collected.size,
+    data: collected.data,
+    path: collected.path,
+  });
 }

@@ -4,6 +4,7 @@
  * binaryPropertyName → `<name>0`, `<name>1`, … across all files.
  */
 import type { BinaryData } from '../types.js';
+import { describeBinary } from './binary-meta.js';
 import { defineOwn } from './fields.js';
 
 export interface UploadedFile {
@@ -16,11 +17,7 @@ export interface UploadedFile {
 }
 
 function toBinary(file: UploadedFile): BinaryData {
-  const binary: BinaryData = { mimeType: file.mimeType, fileSize: file.size };
-  if (file.fileName !== undefined) binary.fileName = file.fileName;
-  if (file.data !== undefined) binary.data = file.data;
-  if (file.path !== undefined) binary.path = file.path;
-  return binary;
+  return describeBinary({ mimeType: file.mimeType, fileName: file.fileName, bytes: file.size, data: file.data, path: file.path });
 }
 
 export function nameUploadedFiles(

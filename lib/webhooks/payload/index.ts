@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import type { BinaryData } from '../types.js';
 import type { WebhookLogger } from '../logger.js';
 import { collectBinaryBody } from './binary.js';
+import { describeBinary } from './binary-meta.js';
 import { contentEncoding, openBodyStream } from './body-stream.js';
 import { isJsonType, parseContentType, type ContentType } from './content-type.js';
 import { defineOwn } from './fields.js';
@@ -47,6 +48,8 @@ export interface PayloadSettings {
 export interface NodePayloadOptions {
   /** Keep the untouched bytes as binary `data` next to the parsed body. */
   rawBody: boolean;
+  /** The whole body, of any type, becomes one binary entry and `body` stays `{}` (option of node version 1). */
+  binaryData: boolean;
   binaryPropertyName: string | undefined;
 }
 
@@ -78,21 +81,30 @@ function alreadyParsed(req: IncomingMessage, shared: PayloadSettings, node: Node
   const host = req as IncomingMessage & { body?: unknown; _body?: boolean; rawBody?: unknown; originalUrl?: string };
   if (host._body !== true && !req.readableEnded) return undefined;
   const body = host.body ?? {};
-  if (!node.rawBody) return { body, cleanup: noCleanup };
+  if (!node.rawBody && !node.binaryData) return { body, cleanup: noCleanup };
   if (Buffer.isBuffer(host.rawBody)) {
     const mimeType = parseContentType(req.headers['content-type']).mediaType || 'application/octet-stream';
-    return { body, binary: { data: { mimeType, fileSize: host.rawBody.length, data: host.rawBody } }, cleanup: noCleanup };
+    if (node.binaryData) {
+      const binary = host.rawBody.length === 0 ? undefined : { [node.binaryPropertyName ?? 'data']: rawBinary(mimeType, host.rawBody) };
+      return { body: {}, binary, cleanup: noCleanup };
+    }
+    return { body, binary: { data: rawBinary(mimeType, host.rawBody) }, cleanup: noCleanup };
   }
   if (!toldRawBodyGone.has(shared)) {
     toldRawBodyGone.add(shared);
     shared.logger.warn({
       path: (host.originalUrl ?? req.url ?? '').split('?')[0],
       contentType: req.headers['content-type'],
-    }, 'workflow-webhooks: the raw body is unavailable for a node with the option rawBody, because a body parser of '
+    }, 'workflow-webhooks: the raw body is unavailable for a node with the option rawBody or binaryData, because a body parser of '
       + 'the host read the request first; mount the webhook middleware before global body parsers (or keep the bytes '
       + 'on req.rawBody in the parser\'s verify hook). Reported once.');
   }
   return { body, cleanup: noCleanup };
+}
+
+/** The untouched bytes of a `rawBody` node, kept in memory. */
+function rawBinary(mimeType: string, bytes: Buffer): BinaryData {
+  return describeBinary({ mimeType, fileName: undefined, bytes: bytes.length, data: bytes });
 }
 
 function hasBody(req: IncomingMessage): boolean {
@@ -105,7 +117,9 @@ export async function parsePayload(req: IncomingMessage, shared: PayloadSettings
   if (!hasBody(req)) return { body: {}, cleanup: noCleanup };
   const tempFiles = new TempFiles(shared.tempDir);
   try {
-    const result = await parseBody(req, { ...shared, rawBody: node.rawBody, binaryPropertyName: node.binaryPropertyName }, tempFiles);
+    const result = await parseBody(req, {
+      ...shared, rawBody: node.rawBody, binaryData: node.binaryData, binaryPropertyName: node.binaryPropertyName,
+    }, tempFiles);
     return { ...result, cleanup: () => tempFiles.removeAll() };
   } catch (error) {
     await tempFiles.removeAll();
@@ -125,7 +139,7 @@ function parseBuffered(kind: Kind, bytes: Buffer, contentType: ContentType, limi
 async function parseBody(req: IncomingMessage, settings: Settings, tempFiles: TempFiles): Promise<Parsed> {
   const { limits } = settings;
   const contentType = parseContentType(req.headers['content-type']);
-  const kind = kindOf(contentType.mediaType);
+  const kind = settings.binaryData ? 'binary' : kindOf(contentType.mediaType);
   const mimeType = contentType.mediaType || 'application/octet-stream';
   const buffered = kind !== 'multipart' && kind !== 'binary';
   const declared = Number(req.headers['content-length'] ?? 0);
@@ -155,14 +169,14 @@ async function parseStream(req: IncomingMessage, stream: Readable, type: BodyTyp
   if (kind !== 'multipart' && kind !== 'binary') {
     const bytes = await readBody(stream, limits.bodySize, () => limitError('LIMIT_BODY_SIZE', limits));
     const body = parseBuffered(kind, bytes, contentType, limits);
-    return settings.rawBody ? { body, binary: { data: { mimeType, fileSize: bytes.length, data: bytes } } } : { body };
+    return settings.rawBody ? { body, binary: { data: rawBinary(mimeType, bytes) } } : { body };
   }
   const sink = { budget: new MemoryBudget(settings.memoryThreshold), tempFiles };
   if (kind === 'binary') {
     const binary = await collectBinaryBody(req.headers, mimeType, stream, {
       ...sink, limit: limits.binarySize, tooLarge: () => limitError('LIMIT_BINARY_SIZE', limits),
     });
-    const name = settings.rawBody ? 'data' : settings.binaryPropertyName ?? 'data';
+    const name = settings.rawBody && !settings.binaryData ? 'data' : settings.binaryPropertyName ?? 'data';
     return binary === undefined ? { body: {} } : { body: {}, binary: { [name]: binary } };
   }
   const multipart = { ...sink, limits, binaryPropertyName: settings.binaryPropertyName };
@@ -174,6 +188,6 @@ async function parseStream(req: IncomingMessage, stream: Readable, type: BodyTyp
   const replay = raw.data === undefined ? createReadStream(raw.path as string) : Readable.from([raw.data]);
   const parsed = await parseMultipart(req.headers, replay, { ...multipart, reserved: new Set(['data']) });
   const binary: Record<string, BinaryData> = { ...parsed.binary };
-  defineOwn(binary, 'data', { mimeType, fileSize: raw.size, ...(raw.data ? { data: raw.data } : { path: raw.path as string }) });
+  defineOwn(binary, 'data', describeBinary({ mimeType, fileName: undefined, bytes: raw.size, data: raw.data, path: raw.path }));
   return { body: parsed.body, binary };
 }

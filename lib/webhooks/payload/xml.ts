@@ -1,6 +1,7 @@
 /**
  * XML bodies (`*\/xml`, `*+xml`), parsed with fast-xml-parser into the shape the known platform gives: tag names
- * lower-cased, values trimmed strings, attributes under `$`, single children not wrapped in arrays. Entity
+ * lower-cased, values trimmed strings with runs of white space collapsed to one space, attributes under `$`, the
+ * text of an element that also has attributes or children under `_`, single children not wrapped in arrays. Entity
  * expansion is bounded, so a "billion laughs" document is refused, not expanded.
  */
 import { createRequire } from 'node:module';
@@ -14,10 +15,13 @@ const PARSER_OPTIONS: ConstructorParameters<FastXmlParser['XMLParser']>[0] = {
   ignoreAttributes: false,
   attributeNamePrefix: '',
   attributesGroupName: '$',
+  textNodeName: '_',
   transformTagName: (name) => name.toLowerCase(),
   parseTagValue: false,
   parseAttributeValue: false,
   trimValues: true,
+  // Runs of two or more white-space characters become one space, as the platform's parser normalizes text.
+  tagValueProcessor: (_name, value) => value.replace(/\s{2,}/g, ' ').trim(),
   ignoreDeclaration: true,
   processEntities: { enabled: true, maxEntitySize: 10_000, maxTotalExpansions: 10_000, maxExpandedLength: 1_000_000 },
 };

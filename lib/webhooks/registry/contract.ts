@@ -15,6 +15,8 @@ import type {
   WorkflowWebhooks,
 } from '../types.js';
 
+import type { ResponseHeaders } from './node-options.js';
+
 /** A compiled `options.ipWhitelist`: true when the address may call. */
 export type IpAllowlist = (address: string) => boolean;
 
@@ -32,8 +34,11 @@ export interface ResolvedWebhookParameters {
   responseBinaryPropertyName: string;
   responseContentType: string | undefined;
   rawBody: boolean;
+  /** Version 1's `binaryData`: the whole body becomes binary `binaryPropertyName` (default `data`). */
+  binaryData: boolean;
   binaryPropertyName: string | undefined;
-  responseHeaders: Record<string, string>;
+  /** Lower-cased names; a repeated Set-Cookie is a list. */
+  responseHeaders: ResponseHeaders;
   noResponseBody: boolean;
   /** onReceived's fixed body (`options.responseData`). */
   receivedBody: string | undefined;
@@ -72,8 +77,12 @@ export interface RegisteredWebhook {
 
 /** Something activation accepted but a host should hear about: the workflow works, just not as its author may think. */
 export interface WebhookWarning {
-  /** `unknown-option`: a key of the node's `options` that the Webhook node does not have, so nothing reads it. */
-  code: 'unknown-option';
+  /**
+   * `unknown-option`: a key of the node's `options` that the Webhook node does not have, so nothing reads it.
+   * `dropped-header`: a response header of the host's security policy (Content-Security-Policy,
+   * Strict-Transport-Security, Clear-Site-Data) that the node sets; it is left out of the answers.
+   */
+  code: 'unknown-option' | 'dropped-header';
   workflowId: string;
   nodeName: string;
   /** Where in the node's parameters, e.g. `options.responsCode`. */

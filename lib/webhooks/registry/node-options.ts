@@ -1,7 +1,7 @@
 /**
  * The Webhook node's options that are compiled once at activation, so the request path only applies them:
  * `ipWhitelist`, `allowedOrigins` and `responseHeaders`. A bad entry refuses the activation with a message naming
- * it, instead of being skipped silently at request time.
+ * it, instead of being skipped silently at request time; what is only out of place is left out and reported.
  */
 import proxyaddr from 'proxy-addr';
 import { WebhookError } from '../errors.js';
@@ -40,8 +40,9 @@ export function parseAllowedOrigins(value: unknown): AllowedOrigins | undefined 
 }
 
 /*
- * `responseHeaders`: names must be tokens, values must not carry CR/LF (no header injection), and headers that
- * belong to the connection or to the host's security policy are refused.
+ * `responseHeaders`: names must be tokens, values must not carry CR/LF (no header injection). Headers of the
+ * connection refuse the activation (the server must own them); headers of the host's security policy are left out
+ * and reported, so a workflow built elsewhere still activates. `Set-Cookie` may repeat, each entry a cookie.
  */
 
 const TOKEN = /^[!#$%&'*+.^\w`|~-]+$/;
@@ -49,8 +50,11 @@ const SAFE_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and framing: the server owns them. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection',
   'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length']);
-/** Security policy of the host's origin: a workflow must not weaken it. */
-const HOST_POLICY = new Set(['content-security-policy', 'strict-transport-security', 'clear-site-data', 'set-cookie']);
+/** Security policy of the host's origin: a workflow must not weaken it, so the node's entry is dropped. */
+export const HOST_POLICY_HEADERS: ReadonlySet<string> = new Set(['content-security-policy', 'strict-transport-security', 'clear-site-data']);
+
+/** Checked response headers: one value per name, a list for a repeated Set-Cookie. */
+export type ResponseHeaders = Record<string, string | string[]>;
 
 type HeaderEntries = { entries?: { name?: unknown; value?: unknown }[] } | Record<string, unknown>;
 
@@ -62,13 +66,20 @@ function pairsOf(value: HeaderEntries): [unknown, unknown][] {
   return Object.entries(value);
 }
 
+export interface ResolvedResponseHeaders {
+  headers: ResponseHeaders;
+  /** Names of the host's security policy the node tried to set, left out. */
+  dropped: string[];
+}
+
 /** Lower-cased, checked response headers; throws WEBHOOK_INVALID_NODE naming the first bad one. */
-export function resolveResponseHeaders(nodeName: string, value: unknown): Record<string, string> {
-  if (value === undefined) return {};
+export function resolveResponseHeaders(nodeName: string, value: unknown): ResolvedResponseHeaders {
+  if (value === undefined) return { headers: {}, dropped: [] };
   const invalid = (message: string): WebhookError =>
     new WebhookError('WEBHOOK_INVALID_NODE', `Webhook node "${nodeName}": options.responseHeaders ${message}`);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('must be { entries: [{ name, value }] }.');
-  const headers: Record<string, string> = {};
+  const headers: ResponseHeaders = {};
+  const dropped: string[] = [];
   for (const [rawName, rawValue] of pairsOf(value as HeaderEntries)) {
     if (typeof rawName !== 'string' || !TOKEN.test(rawName.trim())) throw invalid(`has an invalid header name ${JSON.stringify(rawName)}.`);
     const name = rawName.trim().toLowerCase();
@@ -77,8 +88,12 @@ export function resolveResponseHeaders(nodeName: string, value: unknown): Record
       throw invalid(`has an invalid value for "${name}" (line breaks and control characters are not allowed).`);
     }
     if (HOP_BY_HOP.has(name)) throw invalid(`may not set "${name}": the server manages it.`);
-    if (HOST_POLICY.has(name)) throw invalid(`may not set "${name}": it belongs to the host application's security policy.`);
-    headers[name] = headerValue;
+    if (HOST_POLICY_HEADERS.has(name)) {
+      if (!dropped.includes(name)) dropped.push(name);
+      continue;
+    }
+    const earlier = headers[name];
+    headers[name] = name === 'set-cookie' && earlier !== undefined ? [...[earlier].flat(), headerValue] : headerValue;
   }
-  return headers;
+  return { headers, dropped };
 }

@@ -84,10 +84,30 @@ export function resolveMethods(node: WebhookNode): HttpMethod[] {
   return methods;
 }
 
-function resolveResponseCode(node: WebhookNode, value: unknown): number {
-  if (value === undefined) return DEFAULTS.responseCode;
+function statusCode(node: WebhookNode, name: string, value: unknown): number {
   if (typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 599) return value;
-  throw invalid(node, `responseCode must be an integer from 100 to 599; got ${JSON.stringify(value)}.`);
+  throw invalid(node, `${name} must be an integer from 100 to 599; got ${JSON.stringify(value)}.`);
+}
+
+/**
+ * The answer's status as each node version stores it: version 1 and 1.1 a top-level `responseCode`; 2 and later
+ * `options.responseCode.values`, a listed code or `customCode` with its number. The top-level one wins when both
+ * are there.
+ */
+function resolveResponseCode(node: WebhookNode, topLevel: unknown, option: unknown): number {
+  if (topLevel !== undefined) return statusCode(node, 'responseCode', topLevel);
+  if (option === undefined) return DEFAULTS.responseCode;
+  const values = typeof option === 'object' && option !== null ? (option as { values?: unknown }).values : undefined;
+  if (typeof values !== 'object' || values === null || Array.isArray(values)) {
+    throw invalid(node, 'options.responseCode must be { values: { responseCode } }, as the node stores it.');
+  }
+  const { responseCode, customCode } = values as { responseCode?: unknown; customCode?: unknown };
+  if (responseCode === 'customCode') {
+    if (customCode === undefined) throw invalid(node, 'options.responseCode chooses a custom code but gives no customCode.');
+    return statusCode(node, 'options.responseCode.values.customCode', customCode);
+  }
+  if (responseCode === undefined) return DEFAULTS.responseCode;
+  return statusCode(node, 'options.responseCode.values.responseCode', responseCode);
 }
 
 function optionalString(node: WebhookNode, name: string, value: unknown): string | undefined {
@@ -112,7 +132,7 @@ export function resolveParameters(node: WebhookNode): ResolvedWebhookParameters 
     methods: resolveMethods(node),
     responseMode: oneOf(node, 'responseMode', parameters.responseMode, RESPONSE_MODES, DEFAULTS.responseMode),
     responseData: oneOf(node, 'responseData', parameters.responseData, RESPONSE_DATA, DEFAULTS.responseData),
-    responseCode: resolveResponseCode(node, parameters.responseCode),
+    responseCode: resolveResponseCode(node, parameters.responseCode, options.responseCode),
     authentication,
     // An added but empty "Property Name" option means its default, `data`, as in the node's editor.
     responsePropertyName: propertyName === undefined ? undefined : propertyName.trim() || DEFAULTS.responsePropertyName,
@@ -121,8 +141,9 @@ export function resolveParameters(node: WebhookNode): ResolvedWebhookParameters 
       parameters.responseBinaryPropertyName ?? options.responseBinaryPropertyName)?.trim() || DEFAULTS.responseBinaryPropertyName,
     responseContentType: optionalString(node, 'responseContentType', options.responseContentType)?.trim() || undefined,
     rawBody: optionalBoolean(node, 'rawBody', options.rawBody),
+    binaryData: optionalBoolean(node, 'binaryData', options.binaryData),
     binaryPropertyName: optionalString(node, 'binaryPropertyName', options.binaryPropertyName)?.trim() || undefined,
-    responseHeaders: resolveResponseHeaders(node.name, options.responseHeaders),
+    responseHeaders: resolveResponseHeaders(node.name, options.responseHeaders).headers,
     noResponseBody: optionalBoolean(node, 'noResponseBody', options.noResponseBody),
     receivedBody: optionalString(node, 'responseData', options.responseData),
     ipAllowlist: compileAllowlist(node.name, options.ipWhitelist),
@@ -134,9 +155,11 @@ export function resolveParameters(node: WebhookNode): ResolvedWebhookParameters 
 
 /**
  * Options read besides the node's Options collection: `responseBinaryPropertyName` is a top-level parameter of the
- * node, but workflows also store it among the options, and it is honoured there.
+ * node, but workflows also store it among the options, and it is honoured there; and the options other versions of
+ * the node store (`binaryData` of version 1, `responseCode` of version 2 and later).
  */
-const READ_OPTIONS = new Set([...WEBHOOK_OPTION_NAMES, 'responseBinaryPropertyName']);
+const OLDER_VERSION_OPTIONS = ['binaryData', 'responseCode'];
+const READ_OPTIONS = new Set([...WEBHOOK_OPTION_NAMES, 'responseBinaryPropertyName', ...OLDER_VERSION_OPTIONS]);
 const PARAMETERS = new Set(WEBHOOK_PARAMETER_NAMES.filter((name) => name !== 'options'));
 
 function unknownOption(workflowId: string, node: WebhookNode, key: string): WebhookWarning {
@@ -153,10 +176,22 @@ function unknownOption(workflowId: string, node: WebhookNode, key: string): Webh
   return { code: 'unknown-option', workflowId, nodeName: node.name, path: `options.${key}`, message };
 }
 
-/** What the node's options hold that nothing reads (a typo, or an option of another version of the node). */
+/**
+ * What the node's options hold that nothing reads (a typo, or an option of another version of the node), and the
+ * response headers left out because the host's security policy owns them.
+ */
 export function nodeWarnings(workflowId: string, node: WebhookNode): WebhookWarning[] {
   const options = node.parameters.options ?? {};
-  return Object.keys(options).filter((key) => !READ_OPTIONS.has(key)).map((key) => unknownOption(workflowId, node, key));
+  const unknown = Object.keys(options).filter((key) => !READ_OPTIONS.has(key)).map((key) => unknownOption(workflowId, node, key));
+  const dropped = resolveResponseHeaders(node.name, options.responseHeaders).dropped.map((name): WebhookWarning => ({
+    code: 'dropped-header',
+    workflowId,
+    nodeName: node.name,
+    path: 'options.responseHeaders',
+    message: `Workflow "${workflowId}", Webhook node "${node.name}": the response header ${name} is left out; it belongs to the `
+      + 'host application\'s security policy, which a workflow may not change.',
+  }));
+  return [...unknown, ...dropped];
 }
 
 /** The warnings of the webhooks an activation returned, each once (a node's webhooks share its list). */
@@ -199,6 +234,7 @@ export function resolveWorkflowWebhooks(workflow: WorkflowWebhooks, kind: Webhoo
         `Workflow "${workflow.workflowId}": every node needs a name and a parameters object.`);
     }
     if (node.disabled === true) continue;
+    refuseOtherTypes(workflow.workflowId, node);
     const parameters = resolveParameters(node);
     const path = resolvePath(node);
     const warnings = nodeWarnings(workflow.workflowId, node);
@@ -222,6 +258,18 @@ export function resolveWorkflowWebhooks(workflow: WorkflowWebhooks, kind: Webhoo
   }
   refuseTwins(webhooks);
   return webhooks;
+}
+
+/** Node types whose nodes are Webhook triggers, as the known platform names them. */
+export const WEBHOOK_NODE_TYPES: readonly string[] = ['n8n-nodes-base.webhook'];
+
+/** Only a Webhook trigger opens an address: another node that happens to have a `path` parameter never does. */
+function refuseOtherTypes(workflowId: string, node: WebhookNode): void {
+  if (node.type === undefined || WEBHOOK_NODE_TYPES.includes(node.type)) return;
+  throw new WebhookError('WEBHOOK_INVALID_NODE',
+    `Workflow "${workflowId}": node "${node.name}" is of type ${JSON.stringify(node.type)}, not a Webhook trigger, so it cannot register a webhook.`, {
+      hint: `Pass only Webhook nodes (type ${WEBHOOK_NODE_TYPES.join(' or ')}); fromWorkflowExport(json) picks them out of a whole exported workflow.`,
+    });
 }
 
 /** Two nodes of one workflow on one address could never both be served: the workflow is refused whole. */

@@ -40,10 +40,18 @@ export function readRequestTarget(req: IncomingMessage, prefixes: Prefixes): Req
   };
 }
 
+/**
+ * The path after `/<prefix>`, or undefined when the path is elsewhere. The prefix matches in any letter case, as an
+ * Express mount does; the rest of the path keeps its case.
+ */
 function afterPrefix(pathname: string, prefix: string): string | undefined {
-  // `pathname` starts with '/': compare `/<prefix>` then expect the end or a slash.
-  if (!pathname.startsWith(prefix, 1) || pathname.charCodeAt(0) !== 47) return undefined;
+  if (pathname.charCodeAt(0) !== 47) return undefined;
   const end = prefix.length + 1;
+  if (!pathname.startsWith(prefix, 1)) {
+    // Cheap refusal first: most requests a host serves do not even start with the prefix's letter.
+    if (pathname.length < end || (pathname.charCodeAt(1) | 32) !== (prefix.charCodeAt(0) | 32)) return undefined;
+    if (pathname.slice(1, end).toLowerCase() !== prefix.toLowerCase()) return undefined;
+  }
   if (pathname.length === end) return '';
   return pathname.charCodeAt(end) === 47 ? pathname.slice(end + 1) : undefined;
 }

@@ -7,7 +7,8 @@ import type { ServerResponse } from 'node:http';
 import { withDeadline, type DeadlineSettings } from '../run/deadline.js';
 import { WebhookError } from '../errors.js';
 import { reportedExecution, type ExecutionReporting } from '../run/execute.js';
-import { buildReceivedResponse, buildResultResponse, finalizeResponse, type ResponsePlan } from './build-plan.js';
+import { buildReceivedResponse, buildResultResponse, type ResponsePlan } from './build-plan.js';
+import { finalizeResponse, type HeaderPolicy } from './finalize.js';
 import type { Responder } from './workflow-responder.js';
 import { writeResponse } from './write-plan.js';
 import type { ExecutionResult } from '../types.js';
@@ -16,14 +17,15 @@ import type { ResolvedWebhookParameters } from '../registry/contract.js';
 export interface Call extends ExecutionReporting {
   res: ServerResponse;
   parameters: ResolvedWebhookParameters;
+  headerPolicy: HeaderPolicy;
   responder: Responder;
   /** Aborts run.signal (deadline passed). */
   abort(reason: WebhookError): void;
   deadline: DeadlineSettings;
 }
 
-export function writeSuccess(call: Pick<Call, 'res' | 'parameters'>, plan: ResponsePlan): Promise<void> | undefined {
-  return writeResponse(call.res, finalizeResponse(call.parameters, plan));
+export function writeSuccess(call: Pick<Call, 'res' | 'parameters' | 'headerPolicy'>, plan: ResponsePlan): Promise<void> | undefined {
+  return writeResponse(call.res, finalizeResponse(call.parameters, plan, call.headerPolicy));
 }
 
 function onTimeout(call: Call): (error: WebhookError) => void {

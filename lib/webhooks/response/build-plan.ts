@@ -9,7 +9,8 @@ import type { ResolvedWebhookParameters } from '../registry/contract.js';
 
 export interface ResponsePlan {
   status: number;
-  headers: Record<string, string>;
+  /** Lower-cased names; a list only for a repeated Set-Cookie. */
+  headers: Record<string, string | string[]>;
   /** Bytes or text to send; undefined sends no body. */
   body?: string | Buffer;
   /** A file to stream as the body (binary data kept on disk). */
@@ -28,21 +29,6 @@ export function buildReceivedResponse(parameters: ResolvedWebhookParameters): Re
   if (parameters.noResponseBody) return { status: parameters.responseCode, headers: {} };
   if (parameters.receivedBody !== undefined) return valueResponse(parameters, parameters.receivedBody);
   return jsonResponse(parameters.responseCode, { message: 'Workflow was started' });
-}
-
-/** Types a browser will not run as script on the host's origin; anything else gets a sandbox. */
-const INERT_TYPE = /^(application\/([\w.+-]+\+)?json|text\/plain|text\/csv)\s*(;|$)/i;
-
-/**
- * Adds the node's responseHeaders to a successful answer, then a `Content-Security-Policy: sandbox` wherever the
- * body could be rendered (HTML, SVG, XML, any binary), so a workflow's output never becomes script on the host.
- */
-export function finalizeResponse(parameters: ResolvedWebhookParameters, plan: ResponsePlan): ResponsePlan {
-  const headers = { ...plan.headers, ...parameters.responseHeaders };
-  const type = headers['content-type'];
-  const hasBody = plan.body !== undefined || plan.file !== undefined;
-  if (hasBody && (type === undefined || !INERT_TYPE.test(type))) headers['content-security-policy'] = 'sandbox';
-  return { ...plan, headers };
 }
 
 /** Reads `a.b.c` from an item's json, own properties only (never the prototype chain). */

@@ -1,8 +1,9 @@
 /**
  * Headers written into a response the host may have prepared already (helmet's policies, a request id, its own
- * Vary): ours are added to the host's, never put in their place. `Vary` is appended to; a Content-Security-Policy
- * of ours joins the host's policy, so the stricter of both applies; every other header the host set stays as is
- * unless the answer must say otherwise (its own Content-Type, Content-Length).
+ * Vary, a session cookie): ours are added to the host's, never put in their place. `Vary` is appended to; a
+ * Content-Security-Policy of ours joins the host's policy, so the stricter of both applies; a workflow's cookies go
+ * out beside the host's; every other header the host set stays as is unless the answer must say otherwise (its
+ * own Content-Type, Content-Length).
  */
 import type { ServerResponse } from 'node:http';
 import vary from 'vary';
@@ -24,12 +25,20 @@ export function addHeader(res: ServerResponse, name: string, value: string): voi
   res.setHeader(name, value);
 }
 
-/** Adds the headers that must join the host's (Vary, CSP) and returns the rest for writeHead. */
-export function mergeHostHeaders(res: ServerResponse, headers: Record<string, string>): Record<string, string> {
-  const rest: Record<string, string> = {};
+/** A workflow's cookies after the host's: writeHead would otherwise replace the host's Set-Cookie with ours. */
+function addCookies(res: ServerResponse, value: string | string[]): void {
+  const host = res.getHeader('set-cookie');
+  const earlier = host === undefined ? [] : Array.isArray(host) ? host : [String(host)];
+  res.setHeader('set-cookie', [...earlier, ...[value].flat()]);
+}
+
+/** Adds the headers that must join the host's (Vary, CSP, Set-Cookie) and returns the rest for writeHead. */
+export function mergeHostHeaders(res: ServerResponse, headers: Record<string, string | string[]>): Record<string, string | string[]> {
+  const rest: Record<string, string | string[]> = {};
   for (const name in headers) {
-    const value = headers[name] as string;
-    if (name === 'vary' || name === 'content-security-policy') addHeader(res, name, value);
+    const value = headers[name] as string | string[];
+    if (name === 'set-cookie') addCookies(res, value);
+    else if ((name === 'vary' || name === 'content-security-policy') && typeof value === 'string') addHeader(res, name, value);
     else rest[name] = value;
   }
   return rest;

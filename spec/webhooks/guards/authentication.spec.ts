@@ -42,6 +42,19 @@ for (const host of HOSTS) {
       }));
     });
 
+    it('puts a WWW-Authenticate challenge on every 401 it answers, whatever the node\'s authentication', async () => {
+      const calls = ['basic', 'header', 'jwt', 'rsa'].flatMap((path) => [
+        request(app).post(`${BASE}/webhook/${path}`),
+        request(app).post(`${BASE}/webhook/${path}`).set('authorization', 'Bearer'),
+        request(app).post(`${BASE}/webhook/${path}`).set('authorization', 'Basic !!!'),
+      ]);
+      const answers = await Promise.all(calls);
+      const unauthorized = answers.filter((res) => res.status === 401);
+      expect(unauthorized.length).to.be.greaterThan(5);
+      for (const res of unauthorized) expect(res.headers['www-authenticate']).to.match(/^(Basic|Bearer) realm="Webhook"/);
+      expect(runs).to.have.length(0);
+    });
+
     describe('basicAuth', () => {
       it('answers 401 with a Basic challenge when the call has no credentials', async () => {
         const res = await request(app).post(`${BASE}/webhook/basic`).expect(401).expect('www-authenticate', /^Basic realm="Webhook"/);
@@ -57,10 +70,10 @@ for (const host of HOSTS) {
     });
 
     describe('headerAuth', () => {
-      it('answers 401 without a Basic challenge when the header is missing, 403 when it is wrong', async () => {
-        const res = await request(app).post(`${BASE}/webhook/header`).expect(401);
+      it('answers 403 when the header is missing (no scheme to challenge with, as the platform answers) or wrong', async () => {
+        const res = await request(app).post(`${BASE}/webhook/header`).expect(403);
         expect(res.headers).to.not.have.property('www-authenticate');
-        expect(res.body.message).to.equal('The header X-Api-Key is required.');
+        expect(res.body).to.deep.equal({ code: 'AUTH_INVALID', message: 'Authorization data is wrong!', hint: 'The call must carry the header X-Api-Key.' });
         await request(app).post(`${BASE}/webhook/header`).set('x-api-key', 'k-12').expect(403);
         await request(app).post(`${BASE}/webhook/header`).set('x-api-key', 'k-123').expect(200);
         expect(runs).to.have.length(1);

@@ -84,6 +84,13 @@ for (const host of HOSTS) {
         });
       }
 
+      it('puts the text of an element with attributes under _ and collapses runs of white space, as the platform does', async () => {
+        const app = await appWith();
+        await request(app).post(URL_PATH).set('content-type', 'application/xml')
+          .send('<Note lang="en">  Call   back\n\t before noon </Note>').expect(200);
+        expect(item()?.json.body).to.deep.equal({ note: { $: { lang: 'en' }, _: 'Call back before noon' } });
+      });
+
       it('answers 400 with the position for malformed XML', async () => {
         const app = await appWith();
         const res = await request(app).post(URL_PATH).set('content-type', 'application/xml').send('<a><b></a>').expect(400);
@@ -109,7 +116,7 @@ for (const host of HOSTS) {
         const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
         await request(app).post(URL_PATH).set('content-type', 'image/png').set('content-disposition', 'attachment; filename="../../etc/logo.png"').send(png).expect(200);
         expect(item()?.json.body).to.deep.equal({});
-        expect(item()?.binary?.data).to.deep.include({ fileName: 'logo.png', mimeType: 'image/png', fileSize: 7 });
+        expect(item()?.binary?.data).to.deep.include({ fileName: 'logo.png', mimeType: 'image/png', bytes: 7, fileSize: '7 B', fileExtension: 'png', fileType: 'image' });
         expect([...(item()?.binary?.data?.data ?? [])]).to.deep.equal([...png]);
       });
 
@@ -117,7 +124,15 @@ for (const host of HOSTS) {
         const app = await appWith({ binaryPropertyName: 'upload' });
         const res = await send(app, { path: URL_PATH, headers: { 'content-length': '5' }, chunks: ['hello'] });
         expect(res.status).to.equal(200);
-        expect(item()?.binary?.upload).to.deep.include({ mimeType: 'application/octet-stream', fileSize: 5 });
+        expect(item()?.binary?.upload).to.deep.include({ mimeType: 'application/octet-stream', bytes: 5, fileSize: '5 B', fileExtension: 'bin' });
+      });
+
+      it('names a body sent without a file name with a new UUID, and gives its extension from the type', async () => {
+        const app = await appWith();
+        await request(app).post(URL_PATH).set('content-type', 'application/pdf').send(Buffer.from('%PDF-1.7')).expect(200);
+        const binary = item()?.binary?.data;
+        expect(binary?.fileName).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        expect(binary).to.deep.include({ mimeType: 'application/pdf', fileExtension: 'pdf', fileType: 'pdf', bytes: 8, fileSize: '8 B' });
       });
 
       it('adds no binary for an empty body', async () => {
@@ -142,6 +157,23 @@ for (const host of HOSTS) {
         expect(runs).to.have.length(0);
         await eventually(() => temp.files().length === 0);
         res = await request(app).post(URL_PATH).set('content-type', 'application/zip').send(Buffer.alloc(100)).expect(200);
+      });
+    });
+
+    describe('binaryData (node version 1)', () => {
+      it('keeps a body of any type whole as one binary entry, named data, and leaves body empty', async () => {
+        const app = await appWith({ binaryData: true });
+        await request(app).post(URL_PATH).type('form').send('a=1&b=2').expect(200);
+        expect(item()?.json.body).to.deep.equal({});
+        expect(item()?.binary?.data).to.deep.include({ mimeType: 'application/x-www-form-urlencoded', bytes: 7, fileSize: '7 B' });
+        expect(item()?.binary?.data?.data?.toString()).to.equal('a=1&b=2');
+      });
+
+      it('holds such a body to limits.binarySize, not limits.bodySize', async () => {
+        const app = await appWith({ binaryData: true }, { bodySize: 100, binarySize: 1000 });
+        await request(app).post(URL_PATH).set('content-type', 'text/plain').send('x'.repeat(500)).expect(200);
+        const res = await request(app).post(URL_PATH).set('content-type', 'text/plain').send('x'.repeat(2000)).expect(413);
+        expect(res.body.code).to.equal('LIMIT_BINARY_SIZE');
       });
     });
 

@@ -42,7 +42,7 @@ for (const host of PARSING_HOSTS) {
       await request(app).post(`${BASE}/webhook/in`).set('content-type', 'application/json').send('{ "a" : 1 }').expect(200);
       expect(runs[0]?.items[0]?.json.body).to.deep.equal({ a: 1 });
       const raw = runs[0]?.items[0]?.binary?.data;
-      expect(raw).to.deep.include({ mimeType: 'application/json', fileSize: 11 });
+      expect(raw).to.deep.include({ mimeType: 'application/json', bytes: 11, fileSize: '11 B', fileType: 'json', fileExtension: 'json' });
       expect(raw?.data?.toString()).to.equal('{ "a" : 1 }');
       expect(warnings).to.deep.equal([]);
     });

@@ -51,7 +51,7 @@ for (const host of HOSTS) {
         .expect(200);
       expect(runs[0]?.items[0]?.json.body).to.deep.equal({ title: 'Report', tag: ['a', 'b'] });
       const file = binaryOf().document;
-      expect(file).to.include({ fileName: 'report.pdf', mimeType: 'application/pdf', fileSize: 13 });
+      expect(file).to.include({ fileName: 'report.pdf', mimeType: 'application/pdf', bytes: 13, fileSize: '13 B', fileExtension: 'pdf', fileType: 'pdf' });
       expect(file?.data?.toString()).to.equal('%PDF-1.7 tiny');
     });
 
@@ -104,7 +104,7 @@ for (const host of HOSTS) {
       const file = binaryOf().big;
       expect(file?.data).to.equal(undefined);
       expect(file?.path).to.be.a('string');
-      expect(file?.fileSize).to.equal(big.length);
+      expect(file?.bytes).to.equal(big.length);
       expect(seenOnDisk.big).to.equal(true);
       await eventually(() => temp.files().length === 0);
     });

@@ -34,11 +34,11 @@ describe('options a Webhook node does not have', () => {
   });
 
   it('name a top-level parameter put inside options, and list the options when nothing is close', () => {
-    const [webhook] = resolveWorkflowWebhooks(workflow({ responseCode: 201, colour: 'blue', responsCode: 1 }));
+    const [webhook] = resolveWorkflowWebhooks(workflow({ responseMode: 'lastNode', colour: 'blue', htpMethod: 'GET' }));
     const messages = (webhook?.warnings ?? []).map((warning) => warning.message);
-    expect(messages[0]).to.match(/options\.responseCode is ignored: responseCode is a parameter of the node, set beside options, not inside them\.$/);
-    expect(messages[1]).to.match(/options\.colour is not an option of the Webhook node, so it is ignored; its options are allowedOrigins, binaryPropertyName, /);
-    expect(messages[2]).to.match(/options\.responsCode .* did you mean the parameter responseCode \(set beside options, not inside them\)\?$/);
+    expect(messages[0]).to.match(/options\.responseMode is ignored: responseMode is a parameter of the node, set beside options, not inside them\.$/);
+    expect(messages[1]).to.match(/options\.colour is not an option of the Webhook node, so it is ignored; its options are allowedOrigins, binaryData, binaryPropertyName, /);
+    expect(messages[2]).to.match(/options\.htpMethod .* did you mean the parameter httpMethod \(set beside options, not inside them\)\?$/);
   });
 
   it('leave nothing to say about every option the node has, responseBinaryPropertyName included', () => {

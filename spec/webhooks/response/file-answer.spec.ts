@@ -66,7 +66,7 @@ for (const host of HOSTS) {
         path: 'file', httpMethod: 'POST', responseMode: 'lastNode', responseData: 'firstEntryBinary', options: { responseBinaryPropertyName: 'data' },
       }));
       const app = host.build(createWebhookMiddleware(registry, async () => ({
-        items: [{ json: {}, binary: { data: { mimeType: 'application/octet-stream', fileSize: 512 * 1024 * 1024, path: answered } } }],
+        items: [{ json: {}, binary: { data: { mimeType: 'application/octet-stream', path: answered } } }],
       })));
       ({ close, port } = await listen(app));
     });

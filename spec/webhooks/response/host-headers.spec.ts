@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookMiddleware } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
+import { HTML_SANDBOX } from '../../../lib/webhooks/response/finalize.js';
 
 /** What helmet, a request-id middleware and a compression middleware set before any route runs. */
 const HOST_HEADERS = {
@@ -39,7 +40,7 @@ for (const host of HOSTS) {
 
     for (const [label, path, status] of [
       ['an unknown address (404)', 'nothing', 404],
-      ['a call without its credentials (401)', 'locked', 401],
+      ['a call without its credentials (403)', 'locked', 403],
       ['a failed workflow (500)', 'broken', 500],
     ] as const) {
       it(`keeps helmet's policies and the request id on the answer to ${label}`, async () => {
@@ -57,7 +58,7 @@ for (const host of HOSTS) {
 
     it('adds its sandbox to the host\'s Content-Security-Policy instead of replacing it', async () => {
       const res = await request(app).get(`${BASE}/webhook/page`).expect(200).expect('content-type', /text\/html/);
-      expect(res.headers['content-security-policy']).to.equal("default-src 'self', sandbox");
+      expect(res.headers['content-security-policy']).to.equal(`default-src 'self', ${HTML_SANDBOX}`);
       expect(res.text).to.equal('<h1>Hi</h1>');
     });
 

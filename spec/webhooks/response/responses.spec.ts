@@ -97,7 +97,7 @@ for (const host of HOSTS) {
 
       it('honours responseContentType for a string property', async () => {
         await activate({ responseMode: 'lastNode', options: { responsePropertyName: 'data', responseContentType: 'text/csv' } });
-        await request(app).post(`${BASE}/webhook/r`).expect(200).expect('content-type', 'text/csv');
+        await request(app).post(`${BASE}/webhook/r`).expect(200).expect('content-type', 'text/csv; charset=utf-8');
       });
 
       it('sends all items\' json as an array (allEntries)', async () => {
@@ -114,7 +114,7 @@ for (const host of HOSTS) {
       });
 
       it('sends the first item\'s binary data with its type and file name (firstEntryBinary)', async () => {
-        output = async () => ({ items: [{ json: {}, binary: { data: { mimeType: 'image/png', fileName: 'pixel.png', fileSize: 3, data: Buffer.from([1, 2, 3]) } } }] });
+        output = async () => ({ items: [{ json: {}, binary: { data: { mimeType: 'image/png', fileName: 'pixel.png', data: Buffer.from([1, 2, 3]) } } }] });
         await activate({ responseMode: 'lastNode', responseData: 'firstEntryBinary' });
         const res = await request(app).post(`${BASE}/webhook/r`).buffer(true).parse((r, cb) => {
           const chunks: Buffer[] = [];

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookError, type WebhookExecutor } from '../../../lib/index.js';
 import { buildWorkflowResponse } from '../../../lib/webhooks/response/workflow-responder.js';
+import { HTML_SANDBOX } from '../../../lib/webhooks/response/finalize.js';
 import { BASE, HOSTS } from '../../support/apps.js';
 import { deferred, workflow } from '../../support/workflows.js';
 
@@ -53,7 +54,10 @@ for (const host of HOSTS) {
 
     it('puts HTML and binary answers of respond() in a sandbox', async () => {
       executor = async (run) => { run.respond({ headers: { 'content-type': 'text/html' }, body: '<script>alert(1)</script>' }); return { items: [] }; };
-      await request(app).post(`${BASE}/webhook/respond`).expect(200).expect('content-security-policy', 'sandbox').expect('content-type', 'text/html');
+      await request(app).post(`${BASE}/webhook/respond`).expect(200).expect('content-security-policy', HTML_SANDBOX)
+        .expect('content-type', 'text/html; charset=utf-8');
+      executor = async (run) => { run.respond({ body: Buffer.from('GIF89a') }); return { items: [] }; };
+      await request(app).post(`${BASE}/webhook/respond`).expect(200).expect('content-security-policy', 'sandbox');
       executor = async (run) => { run.respond({ body: { json: true } }); return { items: [] }; };
       const res = await request(app).post(`${BASE}/webhook/respond`).expect(200);
       expect(res.headers).to.not.have.property('content-security-policy');
