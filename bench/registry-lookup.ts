@@ -57,7 +57,7 @@ export async function benchRegistryLookup(rounds = 7, iterations = 200_000): Pro
   ];
   for (const scenario of scenarios) {
     const ops = median(samples.get(scenario.label) ?? []);
-    const count = scenario.registry.list().length;
+    const count = (await scenario.registry.list()).length;
     lines.push(`| ${scenario.label} | ${Math.round(ops).toLocaleString('en')} | ${(ops / base).toFixed(2)} | ` +
       `${scenario.activationMs.toFixed(0)} ms | ${count > 1 ? `${Math.round(scenario.heapBytes / count)} B` : '—'} |`);
   }

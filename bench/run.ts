@@ -1,13 +1,14 @@
 /**
  * `npm run bench [-- <name>]`: runs the benchmarks and prints Markdown tables. Never part of `npm test`.
- * Names: json, scale, form, multipart (HTTP, autocannon), registry, definitions, upload (1 GiB), redis (starts its own
- * redis-server).
+ * Names: json, scale, form, multipart (HTTP, autocannon), signed (signature verification), registry, definitions,
+ * upload (1 GiB), redis (starts its own redis-server).
  */
 import { cpus, totalmem } from 'node:os';
 import { benchDefinitions } from './definitions.js';
 import { benchHttp } from './http.js';
 import { benchRedis } from './redis.js';
 import { benchRegistryLookup } from './registry-lookup.js';
+import { benchSigned } from './signed.js';
 import { benchUpload } from './upload.js';
 
 const only = process.argv[2];
@@ -18,6 +19,7 @@ const write = (text: string): boolean => process.stdout.write(text);
 write(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB; ` +
   `autocannon ${settings.connections} connections, ${settings.seconds} s × ${settings.rounds} rounds per contender\n\n`);
 if (only === undefined || ['json', 'scale', 'form', 'multipart'].includes(only)) write(`## HTTP\n\n${await benchHttp(settings, only)}\n\n`);
+if (wants('signed')) write(`## Signed webhooks (one server, the same call unsigned and signed)\n\n${await benchSigned(settings)}\n\n`);
 if (wants('registry')) write(`## Registry look-up (in process)\n\n${await benchRegistryLookup()}\n\n`);
 if (wants('definitions')) write(`## Definition validation (in process)\n\n${await benchDefinitions()}\n\n`);
 if (wants('upload')) write(`## 1 GiB multipart upload (server in its own process)\n\n${await benchUpload()}\n\n`);

@@ -110,6 +110,9 @@ export async function createOrdersApp(options: OrdersAppOptions = {}): Promise<e
   steps.set('signup', [{ type: 'editFields', keepOnlySet: true, fields: { welcome: 'Welcome, {{body.name}}!' } }]);
   addEditorRoutes(app, registry, { drafts, workflows: known });
 
-  app.use('/api/automation', createWebhookMiddleware(registry, createExecutor(steps)));
+  // The webhooks' OpenAPI document at /api/automation/openapi.json, for the teams that call them.
+  app.use('/api/automation', createWebhookMiddleware(registry, createExecutor(steps), {
+    openApi: { path: '/openapi.json', title: 'Orders automation', version: '1.0.0' },
+  }));
   return app;
 }

@@ -4,6 +4,13 @@
  * @module
  */
 export { createWebhookMiddleware } from './webhooks/middleware.js';
+export {
+  describeWebhooks,
+  type CredentialLookup,
+  type DescribeWebhooksOptions,
+  type OpenApiDocument,
+  type OpenApiRouteOptions,
+} from './webhooks/describe/index.js';
 export { MemoryWebhookRegistry } from './webhooks/registry/memory-registry.js';
 export {
   fromWorkflowExport,
@@ -30,6 +37,7 @@ export type {
   CredentialResolver,
   HeaderAuthCredential,
   JwtAuthCredential,
+  SignatureAuthCredential,
   WebhookCredential,
 } from './webhooks/guards/authenticate.js';
 export type {
@@ -41,4 +49,4 @@ export type {
 export type { WebhookEvent, WebhookEventListener } from './webhooks/events.js';
 export type * from './webhooks/types.js';
 export type * from './webhooks/registry/contract.js';
-export { HTTP_METHODS, RESPONSE_DATA, RESPONSE_MODES, AUTHENTICATIONS } from './webhooks/types.js';
+export { HTTP_METHODS, RESPONSE_DATA, RESPONSE_MODES, AUTHENTICATIONS, SIGNATURE_SCHEMES } from './webhooks/types.js';

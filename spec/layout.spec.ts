@@ -12,6 +12,11 @@ const STAGES = ['registry', 'request', 'guards', 'payload', 'run', 'response'];
 const SHARED = ['types.ts', 'errors.ts', 'events.ts', 'logger.ts'];
 /** The wiring: it may use every stage. */
 const WIRING = ['middleware.ts', 'options.ts', 'option-checks.ts'];
+/**
+ * Beside the request path, not on it (describe: the OpenAPI document): it reads the registry and the shared
+ * contracts only, and only the wiring uses it, so no stage of a call depends on it.
+ */
+const BESIDE = ['describe'];
 const MAX_LINES = 300;
 
 const lib = resolve(dirname(fileURLToPath(import.meta.url)), '../lib');
@@ -25,11 +30,20 @@ function sourceFiles(folder: string): string[] {
   });
 }
 
-/** A file's place in the request path: -1 shared contracts, 0.. the stages, Infinity the wiring. */
+/**
+ * A file's place in the request path: -1 shared contracts, 0.. the stages, Infinity the wiring. A folder beside the
+ * path ranks with the registry, the last thing it may use.
+ */
 function rankOf(file: string): number {
   const [first, second] = relative(webhooks, file).split(sep);
   if (second === undefined) return WIRING.includes(first as string) ? Infinity : -1;
-  return STAGES.indexOf(first as string);
+  return BESIDE.includes(first as string) ? STAGES.indexOf('registry') : STAGES.indexOf(first as string);
+}
+
+/** The folder beside the request path a file is in, if any. */
+function besideFolderOf(file: string): string | undefined {
+  const [first, second] = relative(webhooks, file).split(sep);
+  return second !== undefined && BESIDE.includes(first as string) ? first : undefined;
 }
 
 function relativeImports(source: string): string[] {
@@ -50,9 +64,25 @@ describe('the layout of lib/', () => {
     expect(silent).to.deep.equal([]);
   });
 
-  it('holds lib/webhooks in one folder per stage of the request path, plus the shared contracts and the wiring', () => {
+  it('holds lib/webhooks in one folder per stage of the request path, plus the shared contracts, the wiring and what is beside the path', () => {
     const top = readdirSync(webhooks).sort();
-    expect(top).to.deep.equal([...STAGES, ...SHARED, ...WIRING].sort());
+    expect(top).to.deep.equal([...STAGES, ...SHARED, ...WIRING, ...BESIDE].sort());
+  });
+
+  it('lets only the wiring use a folder beside the request path, and that folder only the registry and the shared contracts', () => {
+    const crossing: string[] = [];
+    for (const file of sourceFiles(webhooks)) {
+      const own = besideFolderOf(file);
+      for (const specifier of relativeImports(readFileSync(file, 'utf8'))) {
+        const target = resolve(dirname(file), specifier.replace(/\.js$/, '.ts'));
+        if (!target.startsWith(webhooks + sep)) continue;
+        const used = besideFolderOf(target);
+        const byStage = used !== undefined && used !== own && rankOf(file) !== Infinity;
+        const usesStage = own !== undefined && used === undefined && rankOf(target) > STAGES.indexOf('registry');
+        if (byStage || usesStage) crossing.push(`${relative(webhooks, file)} imports ${relative(webhooks, target)}`);
+      }
+    }
+    expect(crossing).to.deep.equal([]);
   });
 
   it('never imports a later stage of the request path into an earlier one', () => {

@@ -11,6 +11,8 @@ import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookRegistry } 
 
 const [scenario = 'node-json', sizeArg = '1'] = process.argv.slice(2);
 const STARTED = { message: 'Workflow was started' };
+/** The secret of the signed webhook (`/webhook/signed`, GitHub's scheme); bench/signed.ts signs with the same. */
+const BENCH_SIGNING_SECRET = 'bench-signing-secret';
 let report: Record<string, number> = {};
 /** Run at 'stop': the Redis registry and its client are closed before the process exits. */
 let cleanup = async (): Promise<void> => undefined;
@@ -78,12 +80,14 @@ async function withMiddleware(kind: string, statics: number, dynamics: number, b
   await registry.activate({ workflowId: 'hook', nodes: [{ name: 'Webhook', parameters: { path: 'hook', httpMethod: 'POST' } }] });
   await registry.activate({ workflowId: 'form', nodes: [{ name: 'Webhook', parameters: { path: 'form', httpMethod: 'POST', responseMode: 'lastNode' } }] });
   await registry.activate({ workflowId: 'upload', nodes: [{ name: 'Webhook', parameters: { path: 'upload', httpMethod: 'POST', responseMode: 'lastNode' } }] });
+  await registry.activate({ workflowId: 'signed', nodes: [{ name: 'Webhook', parameters: { path: 'signed', httpMethod: 'POST', authentication: 'signatureAuth' } }] });
   const activationMs = performance.now() - started;
   global.gc?.();
   const count = statics + dynamics;
   report = { activationMs, heapPerWebhook: count > 1 ? (process.memoryUsage().heapUsed - heapBefore) / count : 0 };
   const output = { items: [{ json: { ok: true } }] };
-  const middleware = createWebhookMiddleware(registry, kind === 'json' || kind === 'redis' ? async () => output : async (run) => ({ items: [{ json: { ok: true, files: Object.keys(run.items[0]?.binary ?? {}).length } }] }));
+  const middleware = createWebhookMiddleware(registry, kind === 'json' || kind === 'redis' ? async () => output : async (run) => ({ items: [{ json: { ok: true, files: Object.keys(run.items[0]?.binary ?? {}).length } }] }),
+    { credentials: () => ({ scheme: 'github', secret: BENCH_SIGNING_SECRET }) });
   if (bare) return (req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); });
   const app = express();
   app.use(middleware);

@@ -117,7 +117,7 @@ async function memory(tag: string, count: number): Promise<Record<string, number
   for (let i = 0; i < count; i += 1) await local.activate(workflow(`${tag}-${i}`, `${tag}/static-${i}`));
   const ms = now() - started;
   const heapBytes = heap() - before;
-  if (local.list().length !== count) throw new Error('memory registry lost workflows');
+  if ((await local.list()).length !== count) throw new Error('memory registry lost workflows');
   return { ms, heapBytes };
 }
 

@@ -24,6 +24,8 @@ export interface RegistryKeys {
   testWorkflows: string;
   /** String, expiring: a test call's run or outcome, relayed to the instance holding the listen. */
   relay(listenId: string, step: 'arrived' | 'settled'): string;
+  /** String, expiring: a signed webhook's message id (its digest), remembered for every instance. */
+  messageId(digest: string): string;
 }
 
 export function registryKeys(prefix: string): RegistryKeys {
@@ -38,5 +40,6 @@ export function registryKeys(prefix: string): RegistryKeys {
     testRoutes: `${prefix}test-routes`,
     testWorkflows: `${prefix}test-workflows`,
     relay: (listenId, step) => `${prefix}relay:${listenId}:${step}`,
+    messageId: (digest) => `${prefix}message:${digest}`,
   };
 }

@@ -19,6 +19,7 @@ import type { WebhookKind, WorkflowWebhooks } from '../webhooks/types.js';
 import { conflictFrom } from './conflicts.js';
 import { registryKeys, type RegistryKeys } from './keys.js';
 import { RedisLink, unavailable } from './link.js';
+import { rememberMessageId } from './message-ids.js';
 import { LogReader, parseEntry, type LogEntry, type LogPosition } from './log-reader.js';
 import { resolveRedisOptions, type RedisRegistryHealth, type RedisWebhookRegistryOptions, type ResolvedRedisOptions } from './options.js';
 import { ProductionMirror } from './production-mirror.js';
@@ -116,8 +117,17 @@ export class RedisWebhookRegistry implements WebhookRegistry {
     return this.#tests.claim(webhook);
   }
 
-  /** The production webhooks this instance serves, for introspection. */
-  list(workflowId?: string): RegisteredWebhook[] {
+  /** Signed message ids, shared by every instance, so a replay is refused wherever it lands. */
+  rememberMessageId(key: string, ttlMs: number): Promise<boolean> {
+    return rememberMessageId(this.#link, this.#keys, key, ttlMs);
+  }
+
+  /**
+   * The production webhooks this instance serves (of one workflow, given its id), from its in-process mirror: what
+   * another instance changed is listed once the change log reached this one, within milliseconds.
+   */
+  async list(workflowId?: string): Promise<RegisteredWebhook[]> {
+    await this.ready();
     return this.#production.list(workflowId);
   }
 

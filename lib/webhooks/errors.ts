@@ -28,6 +28,16 @@ export const ERROR_CODES = {
   AUTH_INVALID: 403,
   /** The node requires authentication, but the host supplies no usable credential for it. */
   AUTH_NOT_CONFIGURED: 500,
+  /** A signed webhook (signatureAuth) without its signature headers; answered with a WWW-Authenticate challenge. */
+  SIGNATURE_MISSING: 401,
+  /** The signature does not match the body with any of the secrets, or its header is malformed. */
+  SIGNATURE_INVALID: 403,
+  /** The signed timestamp is outside the tolerance (default five minutes, either way). */
+  SIGNATURE_EXPIRED: 403,
+  /** A signed message id that was already received within the tolerance window. */
+  SIGNATURE_REPLAYED: 409,
+  /** A host body parser read a signed call's body and kept no raw bytes, so the signature cannot be checked. */
+  SIGNATURE_BODY_UNAVAILABLE: 500,
   /** The request could not be read as HTTP (answered by handleClientError). */
   REQUEST_MALFORMED: 400,
   /** The request was not completed within the server's request timeout (answered by handleClientError). */

@@ -10,15 +10,17 @@ import { errorFields } from './logger.js';
 import { resolveOptions, type ResolvedOptions, type WebhookMiddlewareOptions } from './options.js';
 import type { WebhookExecutor, WebhookMiddleware, WebhookRun, WebhookShutdownResult } from './types.js';
 import type { RegisteredWebhook, WebhookRegistry } from './registry/contract.js';
-import { readRequestTarget, type RequestTarget } from './request/target.js';
+import { readRequestTarget, requestMountPath, type RequestTarget } from './request/target.js';
 import { checkRequestLimits } from './request/limits.js';
 import { matchWebhook, notListening } from './request/match.js';
 import { corsHeaders } from './guards/cors.js';
 import { guardCall, type GuardSettings } from './guards/index.js';
 import { answerOptions } from './guards/preflight.js';
+import { InProcessReplayMemory, type ReplayMemory } from './registry/message-ids.js';
 import { parsePayload, type PayloadSettings } from './payload/index.js';
 import { parseQuery } from './payload/query.js';
 import { buildRun, requestBaseUrl } from './run/build-run.js';
+import { documentRoute } from './describe/serve.js';
 import { InFlight } from './run/in-flight.js';
 import {
   afterRun,
@@ -67,7 +69,7 @@ export function createWebhookMiddleware(
   const resolved = resolveOptions(options);
   const prefixes = { production: resolved.productionPrefix, test: resolved.testPrefix };
   const shared: SharedSettings = {
-    guard: { proxyHops: resolved.proxyHops, credentials: resolved.credentials },
+    guard: { proxyHops: resolved.proxyHops, credentials: resolved.credentials, replay: replayMemoryOf(registry) },
     payload: {
       limits: resolved.limits,
       tempDir: resolved.uploads.tempDir,
@@ -88,11 +90,16 @@ export function createWebhookMiddleware(
   });
 
   const context: Context = { registry, executor, options: resolved, shared, inFlight };
+  const openApi = resolved.openApi && documentRoute(registry, resolved.openApi, {
+    productionPrefix: resolved.productionPrefix, timeoutStatus: resolved.deadline.status, credentials: resolved.credentials,
+    baseUrlOf: (req) => resolved.publicUrl ?? requestBaseUrl(req, requestMountPath(req), resolved.proxyHops),
+  });
 
   const middleware = function webhookMiddleware(req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void): void {
     const target = readRequestTarget(req, prefixes);
     if (target === undefined) {
-      next();
+      if (openApi?.owns(req) === true) openApi.serve(req, res).catch((error: unknown) => { sendError(res, next, toWebhookError(error), resolved.errorHandling); });
+      else next();
       return;
     }
     serveCall(req, res, next, target, context);
@@ -100,6 +107,12 @@ export function createWebhookMiddleware(
   return Object.assign(middleware, {
     close: (closeOptions: { timeoutMs?: number } = {}): Promise<WebhookShutdownResult> => inFlight.drain(closeOptions.timeoutMs ?? 10_000),
   });
+}
+
+/** Signed message ids go where the registry keeps shared state (Redis: every instance sees them), else in process. */
+function replayMemoryOf(registry: WebhookRegistry): ReplayMemory {
+  const shared = registry.rememberMessageId?.bind(registry);
+  return shared === undefined ? new InProcessReplayMemory() : { remember: shared };
 }
 
 /** Everything a call needs that the factory made once. */
@@ -192,8 +205,8 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
   const cors = corsHeaders(webhook.parameters.allowedOrigins, req.headers.origin);
   for (const name in cors) addHeader(res, name, cors[name] as string);
   const guarded = guardCall(req, webhook, wiring.shared.guard);
-  const jwtPayload = guarded instanceof Promise ? await guarded : guarded;
-  const payload = await parsePayload(req, wiring.shared.payload, webhook.parameters);
+  const auth = guarded instanceof Promise ? await guarded : guarded;
+  const payload = await parsePayload(req, wiring.shared.payload, webhook.parameters, auth !== undefined && 'signature' in auth ? auth.signature : undefined);
   state.release = cleanupOf(payload);
   let ended: Promise<void> = Promise.resolve();
   try {
@@ -212,7 +225,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
       prefix: target.kind === 'test' ? options.testPrefix : options.productionPrefix,
       signal: signalOf(state),
       respond: parameters.responseMode === 'responseNode' ? responder.respond : ignoreRespond(report),
-      jwtPayload,
+      jwtPayload: auth !== undefined && 'jwtPayload' in auth ? auth.jwtPayload : undefined,
       callId: state.callId,
     });
     // A test listen is used up only by a call that reaches its workflow: after the guards and parsing, and with

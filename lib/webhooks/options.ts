@@ -16,6 +16,7 @@ import { safeLogger, STDERR_LOGGER, type WebhookLogger } from './logger.js';
 import { OPEN_HEADER_POLICY, type HeaderPolicy } from './response/finalize.js';
 import type { RegisteredWebhook } from './registry/contract.js';
 import { fail, group, positiveInteger, prefix, publicUrl } from './option-checks.js';
+import { resolveOpenApiRoute, type OpenApiRouteOptions, type ResolvedOpenApiRoute } from './describe/settings.js';
 
 /** Where a workflow failed, and whether its caller had been answered already (else it gets the error answer). */
 export interface WorkflowFailureContext {
@@ -117,6 +118,8 @@ export interface WebhookMiddlewareOptions {
    * Content-Length cannot be listed (the middleware sets them). Default none.
    */
   forbiddenResponseHeaders?: string[];
+  /** Serves the OpenAPI document of the active webhooks (describeWebhooks) at `path` below the mount. Default: not served. */
+  openApi?: OpenApiRouteOptions;
 }
 
 export interface ResolvedOptions {
@@ -138,12 +141,13 @@ export interface ResolvedOptions {
   maxRunMs: number;
   bodyTimeoutMs: number;
   headerPolicy: HeaderPolicy;
+  openApi: ResolvedOpenApiRoute | undefined;
 }
 
 const MIB = 1024 * 1024;
 const KNOWN_OPTIONS = new Set(['productionPrefix', 'testPrefix', 'publicUrl', 'errorHandling', 'onWorkflowError', 'limits', 'uploads',
   'responseTimeoutMs', 'timeoutStatus', 'onEvent', 'proxyHops', 'credentials', 'logger', 'requestIdHeader', 'maxRunMs', 'bodyTimeoutMs',
-  'forbiddenResponseHeaders']);
+  'forbiddenResponseHeaders', 'openApi']);
 
 export const DEFAULT_LIMITS: Readonly<PayloadLimits & RequestLimits> = Object.freeze({
   bodySize: 16 * MIB,
@@ -286,5 +290,6 @@ export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly
     maxRunMs: duration('maxRunMs', options.maxRunMs, 600_000, true),
     bodyTimeoutMs: duration('bodyTimeoutMs', options.bodyTimeoutMs, 30_000, false),
     headerPolicy: resolveHeaderPolicy(options.forbiddenResponseHeaders, logger),
+    openApi: resolveOpenApiRoute(options.openApi, [productionPrefix, testPrefix]),
   });
 }

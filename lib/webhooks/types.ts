@@ -22,8 +22,21 @@ export type ResponseMode = (typeof RESPONSE_MODES)[number];
 export const RESPONSE_DATA = ['allEntries', 'firstEntryJson', 'firstEntryBinary', 'noData'] as const;
 export type ResponseData = (typeof RESPONSE_DATA)[number];
 
-export const AUTHENTICATIONS = ['none', 'basicAuth', 'headerAuth', 'jwtAuth'] as const;
+export const AUTHENTICATIONS = ['none', 'basicAuth', 'headerAuth', 'jwtAuth', 'signatureAuth'] as const;
 export type Authentication = (typeof AUTHENTICATIONS)[number];
+
+/** How a signed webhook's sender signs (`signatureAuth`): a known sender's scheme, or `custom`. */
+export const SIGNATURE_SCHEMES = ['standardWebhooks', 'github', 'stripe', 'slack', 'shopify', 'custom'] as const;
+export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
+
+/** What the run learns about a verified signed call, on its trigger item as `json.signature`. */
+export interface VerifiedSignature {
+  scheme: SignatureScheme;
+  /** The sender's message id (Standard Webhooks' `webhook-id`). */
+  messageId?: string;
+  /** The Unix time in seconds the sender signed at, for schemes that sign one. */
+  timestamp?: number;
+}
 
 /** Options collection of the Webhook node, as a workflow stores it. */
 export interface WebhookNodeOptions {
@@ -159,6 +172,8 @@ export interface TriggerJson<Body = unknown> extends Record<string, unknown> {
   executionMode: WebhookKind;
   /** The verified token's payload, with jwtAuth. */
   jwtPayload?: Record<string, unknown>;
+  /** What was verified of a signed call, with signatureAuth: its scheme, and its message id and timestamp where signed. */
+  signature?: VerifiedSignature;
 }
 
 /** The trigger's output item: its `json` typed, `binary` when the call carried files or raw bytes. */

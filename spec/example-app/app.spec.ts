@@ -26,6 +26,14 @@ describe('example-app: an orders API with workflow webhooks', () => {
     expect(res.headers.allow).to.equal('GET, PUT');
   });
 
+  it('serves the OpenAPI document of its active webhooks beside them', async () => {
+    const app = await createOrdersApp();
+    const res = await request(app).get('/api/automation/openapi.json').expect(200).expect('content-type', /application\/json/);
+    expect(res.body.info.title).to.equal('Orders automation');
+    expect(Object.keys(res.body.paths)).to.include.members(['/webhook/orders', '/webhook/orders/{orderId}', '/webhook/hello']);
+    expect(Object.keys(res.body.paths['/webhook/orders/{orderId}'])).to.deep.equal(['parameters', 'get', 'put']);
+  });
+
   it('answers an unknown address with 404 and a hint', async () => {
     const app = await createOrdersApp();
     const res = await request(app).get(`${base}/nothing`).expect(404);

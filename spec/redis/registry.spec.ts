@@ -60,5 +60,6 @@ if (findService(REDIS) === undefined) {
       clients.get(registry)?.client.destroy();
       clients.delete(registry);
     },
+    remembersMessageIds: true,
   });
 }

@@ -1,6 +1,7 @@
 /**
  * The Webhook node's `authentication`: basic auth and header auth compared in constant time, JWT verified with
- * jose (the algorithms are the credential's, `none` never accepted, expiry checked). Credentials come from the
+ * jose (the algorithms are the credential's, `none` never accepted, expiry checked), signed webhooks by their
+ * sender's scheme (`signature.ts`). Credentials come from the
  * host's resolver (middleware option `credentials`). Missing credentials: 401 with a `WWW-Authenticate` challenge
  * (Basic, Bearer); wrong ones: 403. Header auth has no challenge to offer, so a missing header is 403 too, as the
  * known platform answers: every 401 carries a challenge (RFC 9110).
@@ -11,6 +12,11 @@ import type { JWTPayload } from 'jose';
 import { WebhookError } from '../errors.js';
 import type { Authentication } from '../types.js';
 import type { RegisteredWebhook } from '../registry/contract.js';
+import type { ReplayMemory } from '../registry/message-ids.js';
+import { checkSignature, type PendingSignature } from './signature.js';
+import type { SignatureAuthCredential } from './signature-schemes.js';
+
+export type { SignatureAuthCredential };
 
 export interface BasicAuthCredential { user: string; password: string }
 export interface HeaderAuthCredential { name: string; value: string }
@@ -22,7 +28,10 @@ export interface JwtAuthCredential {
   /** The algorithm(s) tokens must be signed with. Default HS256 for a passphrase, RS256 for a key. */
   algorithm?: string | string[];
 }
-export type WebhookCredential = BasicAuthCredential | HeaderAuthCredential | JwtAuthCredential;
+export type WebhookCredential = BasicAuthCredential | HeaderAuthCredential | JwtAuthCredential | SignatureAuthCredential;
+
+/** What authentication hands on: a JWT's verified payload, or a signed call's pending check of its body. */
+export type AuthOutcome = { jwtPayload: JWTPayload } | { signature: PendingSignature } | undefined;
 
 export interface CredentialRequest {
   workflowId: string;
@@ -126,8 +135,16 @@ async function checkJwt(req: IncomingMessage, credential: JwtAuthCredential): Pr
   }
 }
 
-/** Checks the call against the node's authentication; resolves the JWT payload for jwtAuth. */
-export async function authenticate(req: IncomingMessage, webhook: RegisteredWebhook, resolver: CredentialResolver | undefined): Promise<JWTPayload | undefined> {
+/**
+ * Checks the call against the node's authentication; resolves the JWT payload for jwtAuth, and for signatureAuth
+ * the check of the body, which the payload stage runs over the raw bytes before parsing them.
+ */
+export async function authenticate(
+  req: IncomingMessage,
+  webhook: RegisteredWebhook,
+  resolver: CredentialResolver | undefined,
+  replay: ReplayMemory,
+): Promise<AuthOutcome> {
   const { authentication } = webhook.parameters;
   if (authentication === 'none') return undefined;
   const credential = resolver === undefined ? undefined : await resolver({
@@ -138,8 +155,16 @@ export async function authenticate(req: IncomingMessage, webhook: RegisteredWebh
       hint: 'Pass a credentials resolver to createWebhookMiddleware that returns the credential of this node.',
     });
   }
-  if (authentication === 'basicAuth') checkBasic(req, credential as BasicAuthCredential);
-  else if (authentication === 'headerAuth') checkHeader(req, credential as HeaderAuthCredential);
-  else return checkJwt(req, credential as JwtAuthCredential);
-  return undefined;
+  switch (authentication) {
+    case 'basicAuth':
+      checkBasic(req, credential as BasicAuthCredential);
+      return undefined;
+    case 'headerAuth':
+      checkHeader(req, credential as HeaderAuthCredential);
+      return undefined;
+    case 'jwtAuth':
+      return { jwtPayload: await checkJwt(req, credential as JwtAuthCredential) };
+    case 'signatureAuth':
+      return { signature: checkSignature(req, credential as SignatureAuthCredential, { replay, workflowId: webhook.workflowId, nodeName: webhook.nodeName }) };
+  }
 }

@@ -8,26 +8,28 @@ import type { IncomingMessage } from 'node:http';
 import { isbot } from 'isbot';
 import { WebhookError } from '../errors.js';
 import type { RegisteredWebhook } from '../registry/contract.js';
-import { authenticate, type CredentialResolver } from './authenticate.js';
+import { authenticate, type AuthOutcome, type CredentialResolver } from './authenticate.js';
 import { clientAddress } from './client-address.js';
 import { checkAllowlist } from './ip-allowlist.js';
+import type { ReplayMemory } from '../registry/message-ids.js';
 
 export interface GuardSettings {
   proxyHops: number;
   credentials: CredentialResolver | undefined;
+  /** Where signed message ids are remembered: the registry's shared store, else this process. */
+  replay: ReplayMemory;
 }
 
-/** Synchronous (undefined) for a node without guards, the common case: no promise. Resolves the JWT payload. */
-export function guardCall(
-  req: IncomingMessage,
-  webhook: RegisteredWebhook,
-  settings: GuardSettings,
-): Record<string, unknown> | undefined | Promise<Record<string, unknown> | undefined> {
+/**
+ * Synchronous (undefined) for a node without guards, the common case: no promise. Resolves what authentication
+ * hands on (a JWT's payload, a signed call's pending check).
+ */
+export function guardCall(req: IncomingMessage, webhook: RegisteredWebhook, settings: GuardSettings): AuthOutcome | Promise<AuthOutcome> {
   const { parameters } = webhook;
   if (!parameters.ignoreBots && parameters.ipAllowlist === undefined && parameters.authentication === 'none') return undefined;
   if (parameters.ignoreBots && isbot(req.headers['user-agent'] ?? '')) {
     throw new WebhookError('BOT_IGNORED', 'Calls from bots and link previewers are ignored by this webhook.');
   }
   checkAllowlist(parameters.ipAllowlist, clientAddress(req, settings.proxyHops));
-  return authenticate(req, webhook, settings.credentials);
+  return authenticate(req, webhook, settings.credentials, settings.replay);
 }

@@ -6,7 +6,9 @@
 import { createReadStream } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import type { BinaryData } from '../types.js';
+import { WebhookError } from '../errors.js';
+import type { PendingSignature } from '../guards/signature.js';
+import type { BinaryData, VerifiedSignature } from '../types.js';
 import type { WebhookLogger } from '../logger.js';
 import { collectBinaryBody } from './binary.js';
 import { describeBinary } from './binary-meta.js';
@@ -28,6 +30,8 @@ export type { PayloadLimits } from './limits.js';
 export interface Payload {
   body: unknown;
   binary?: Record<string, BinaryData>;
+  /** What was verified of a signed call (signatureAuth). */
+  signature?: VerifiedSignature;
   /** Removes the call's temp files; safe to call more than once. */
   cleanup(): Promise<void>;
 }
@@ -111,20 +115,68 @@ function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
 }
 
-export async function parsePayload(req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions): Promise<Payload> {
+/**
+ * The trigger item's body and binary data. A signed call (`signature`) is read whole first, held to
+ * `limits.bodySize` whatever its type, and its signature checked over exactly those bytes before any parser sees
+ * them; they are then parsed as any body.
+ */
+export async function parsePayload(
+  req: IncomingMessage,
+  shared: PayloadSettings,
+  node: NodePayloadOptions,
+  signature?: PendingSignature,
+): Promise<Payload> {
+  if (signature !== undefined) return parseSigned(req, shared, node, signature);
   const parsed = alreadyParsed(req, shared, node);
   if (parsed !== undefined) return parsed;
   if (!hasBody(req)) return { body: {}, cleanup: noCleanup };
+  return parseWithTempFiles(req, shared, node, undefined);
+}
+
+async function parseWithTempFiles(req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions, bytes: Buffer | undefined): Promise<Payload> {
   const tempFiles = new TempFiles(shared.tempDir);
   try {
     const result = await parseBody(req, {
       ...shared, rawBody: node.rawBody, binaryData: node.binaryData, binaryPropertyName: node.binaryPropertyName,
-    }, tempFiles);
+    }, tempFiles, bytes);
     return { ...result, cleanup: () => tempFiles.removeAll() };
   } catch (error) {
     await tempFiles.removeAll();
     throw error;
   }
+}
+
+async function parseSigned(req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions, signature: PendingSignature): Promise<Payload> {
+  const host = req as IncomingMessage & { _body?: boolean; rawBody?: unknown };
+  if (host._body === true || req.readableEnded) {
+    // The host's parser has the body; only the bytes its verify hook kept can be checked.
+    if (!Buffer.isBuffer(host.rawBody)) {
+      throw new WebhookError('SIGNATURE_BODY_UNAVAILABLE', 'The signature cannot be checked: a body parser of the host read the body and kept no raw bytes.', {
+        hint: 'Mount the webhook middleware before global body parsers, or keep the bytes on req.rawBody in the parser\'s verify hook.',
+      });
+    }
+    const verified = await signature.verify(host.rawBody);
+    const parsed = alreadyParsed(req, shared, node) as Payload;
+    return { ...parsed, signature: verified };
+  }
+  const { limits } = shared;
+  let bytes: Buffer = Buffer.alloc(0);
+  if (hasBody(req)) {
+    if (contentEncoding(req) === 'identity' && Number(req.headers['content-length'] ?? 0) > limits.bodySize) {
+      throw limitError('LIMIT_BODY_SIZE', limits);
+    }
+    const source = openBodyStream(req, shared.bodyTimeoutMs);
+    let failed = true;
+    try {
+      bytes = await readBody(source.stream, limits.bodySize, () => limitError('LIMIT_BODY_SIZE', limits));
+      failed = false;
+    } finally {
+      source.close(failed);
+    }
+  }
+  const verified = await signature.verify(bytes);
+  const payload = bytes.length === 0 ? { body: {}, cleanup: noCleanup } : await parseWithTempFiles(req, shared, node, bytes);
+  return { ...payload, signature: verified };
 }
 
 function parseBuffered(kind: Kind, bytes: Buffer, contentType: ContentType, limits: PayloadLimits): unknown {
@@ -136,12 +188,15 @@ function parseBuffered(kind: Kind, bytes: Buffer, contentType: ContentType, limi
   }
 }
 
-async function parseBody(req: IncomingMessage, settings: Settings, tempFiles: TempFiles): Promise<Parsed> {
+/** Parses the request body, streamed from the request, or from `bytes` a signed call was read into. */
+async function parseBody(req: IncomingMessage, settings: Settings, tempFiles: TempFiles, bytes: Buffer | undefined): Promise<Parsed> {
   const { limits } = settings;
   const contentType = parseContentType(req.headers['content-type']);
   const kind = settings.binaryData ? 'binary' : kindOf(contentType.mediaType);
   const mimeType = contentType.mediaType || 'application/octet-stream';
+  const type = { kind, contentType, mimeType };
   const buffered = kind !== 'multipart' && kind !== 'binary';
+  if (bytes !== undefined) return buffered ? fromBytes(bytes, type, settings) : parseStream(req, Readable.from([bytes]), type, settings, tempFiles);
   const declared = Number(req.headers['content-length'] ?? 0);
   if (contentEncoding(req) === 'identity' && declared > (buffered ? limits.bodySize : kind === 'binary' ? limits.binarySize : Infinity)) {
     throw limitError(buffered ? 'LIMIT_BODY_SIZE' : 'LIMIT_BINARY_SIZE', limits);
@@ -149,7 +204,7 @@ async function parseBody(req: IncomingMessage, settings: Settings, tempFiles: Te
   const source = openBodyStream(req, settings.bodyTimeoutMs);
   let failed = true;
   try {
-    const parsed = await parseStream(req, source.stream, { kind, contentType, mimeType }, settings, tempFiles);
+    const parsed = await parseStream(req, source.stream, type, settings, tempFiles);
     failed = false;
     return parsed;
   } finally {
@@ -163,13 +218,17 @@ interface BodyType {
   mimeType: string;
 }
 
+/** A buffered kind (JSON, form, text, XML) from its bytes, with the raw bytes beside it for a rawBody node. */
+function fromBytes(bytes: Buffer, { kind, contentType, mimeType }: BodyType, settings: Settings): Parsed {
+  const body = parseBuffered(kind, bytes, contentType, settings.limits);
+  return settings.rawBody ? { body, binary: { data: rawBinary(mimeType, bytes) } } : { body };
+}
+
 async function parseStream(req: IncomingMessage, stream: Readable, type: BodyType, settings: Settings, tempFiles: TempFiles): Promise<Parsed> {
   const { limits } = settings;
   const { kind, contentType, mimeType } = type;
   if (kind !== 'multipart' && kind !== 'binary') {
-    const bytes = await readBody(stream, limits.bodySize, () => limitError('LIMIT_BODY_SIZE', limits));
-    const body = parseBuffered(kind, bytes, contentType, limits);
-    return settings.rawBody ? { body, binary: { data: rawBinary(mimeType, bytes) } } : { body };
+    return fromBytes(await readBody(stream, limits.bodySize, () => limitError('LIMIT_BODY_SIZE', limits)), type, settings);
   }
   const sink = { budget: new MemoryBudget(settings.memoryThreshold), tempFiles };
   if (kind === 'binary') {

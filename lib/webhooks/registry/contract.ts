@@ -111,6 +111,11 @@ export interface WebhookRegistry {
   /** Finds the webhook for a request path (still percent-encoded, no leading or trailing slash). */
   lookup(kind: WebhookKind, method: string, path: string): Promise<WebhookLookup>;
   /**
+   * The production webhooks of the active workflows, one per (node, method); test listens are not listed. A registry
+   * of several instances lists what this instance serves. `describeWebhooks()` builds its document from it.
+   */
+  list(): Promise<RegisteredWebhook[]>;
+  /**
    * Listens for one test event on the workflow's test addresses: the first call that reaches its workflow
    * ends the listen, as do the timeout (default 120 s) and `cancel()`. Another workflow listening on the same
    * (path, method) rejects with WebhookConflictError; the same workflow listening again replaces its earlier listen.
@@ -121,6 +126,12 @@ export interface WebhookRegistry {
    * exactly one of any number of concurrent calls gets a claim.
    */
   claimTestCall(webhook: RegisteredWebhook): Promise<TestCallClaim | undefined>;
+  /**
+   * Optional: remembers a signed webhook's message id for `ttlMs` where every instance sees it, and resolves true
+   * when it was new, false when it was seen before (one atomic step). Without it, each middleware remembers the ids
+   * of its own process.
+   */
+  rememberMessageId?(key: string, ttlMs: number): Promise<boolean>;
 }
 
 export interface TestListenOptions {

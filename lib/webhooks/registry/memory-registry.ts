@@ -6,6 +6,7 @@
 import { WebhookConflictError } from '../errors.js';
 import { RouteTable } from './route-table.js';
 import { TestListens } from './test-listens.js';
+import { InProcessReplayMemory } from './message-ids.js';
 import { resolveWorkflowWebhooks } from './resolve-workflow.js';
 import type { WebhookKind, WorkflowWebhooks } from '../types.js';
 import type {
@@ -30,6 +31,7 @@ export class MemoryWebhookRegistry implements WebhookRegistry {
   readonly #production = new RouteTable();
   readonly #byWorkflow = new Map<string, RegisteredWebhook[]>();
   readonly #tests = new TestListens();
+  readonly #messageIds = new InProcessReplayMemory();
 
   activate(workflow: WorkflowWebhooks): Promise<RegisteredWebhook[]> {
     return settle(() => this.#activate(workflow));
@@ -51,10 +53,15 @@ export class MemoryWebhookRegistry implements WebhookRegistry {
     return settle(() => this.#tests.claim(webhook));
   }
 
-  /** The active workflows' production webhooks, for introspection ("why is my address 404?"). */
-  list(workflowId?: string): RegisteredWebhook[] {
-    if (workflowId !== undefined) return [...(this.#byWorkflow.get(workflowId) ?? [])];
-    return [...this.#byWorkflow.values()].flat();
+  /** Signed message ids, for every middleware that shares this registry (bounded, in this process). */
+  rememberMessageId(key: string, ttlMs: number): Promise<boolean> {
+    return settle(() => this.#messageIds.remember(key, ttlMs));
+  }
+
+  /** The active workflows' production webhooks (of one workflow, given its id), for introspection and describeWebhooks(). */
+  list(workflowId?: string): Promise<RegisteredWebhook[]> {
+    if (workflowId !== undefined) return Promise.resolve([...(this.#byWorkflow.get(workflowId) ?? [])]);
+    return Promise.resolve([...this.#byWorkflow.values()].flat());
   }
 
   #activate(workflow: WorkflowWebhooks): RegisteredWebhook[] {

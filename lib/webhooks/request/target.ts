@@ -56,6 +56,13 @@ function afterPrefix(pathname: string, prefix: string): string | undefined {
   return pathname.charCodeAt(end) === 47 ? pathname.slice(end + 1) : undefined;
 }
 
+/** Where the middleware is mounted in the host ('' at the root), for a request outside the webhook prefixes too. */
+export function requestMountPath(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const queryAt = url.indexOf('?');
+  return mountPathOf(req, queryAt === -1 ? url : url.slice(0, queryAt));
+}
+
 /** Express and Connect strip the mount path from `req.url` and keep the full one in `req.originalUrl`. */
 function mountPathOf(req: IncomingMessage, pathname: string): string {
   const original = (req as IncomingMessage & { originalUrl?: string }).originalUrl;

@@ -35,6 +35,7 @@ export function buildTriggerItem(parts: RunParts): Item {
     executionMode: target.kind,
   };
   if (parts.jwtPayload !== undefined) json.jwtPayload = parts.jwtPayload;
+  if (payload.signature !== undefined) json.signature = payload.signature;
   return payload.binary === undefined ? { json } : { json, binary: payload.binary };
 }
 

@@ -18,6 +18,8 @@ export interface RegistryHarness {
   peer?(registry: WebhookRegistry): WebhookRegistry | Promise<WebhookRegistry>;
   /** Releases a registry the harness made (timers, connections). */
   dispose?(registry: WebhookRegistry): void | Promise<void>;
+  /** The registry offers the optional `rememberMessageId` (signed webhooks' replay memory). */
+  remembersMessageIds?: boolean;
 }
 
 export function workflowOf(workflowId: string, parameters: WorkflowWebhooks['nodes'][number]['parameters'], workflowName?: string): WorkflowWebhooks {

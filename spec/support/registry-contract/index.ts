@@ -9,6 +9,7 @@ import { WebhookConflictError, type WebhookLookup } from 'workflow-webhooks';
 import { registryFixture, rejectionOf, workflowOf, type RegistryHarness } from './fixture.js';
 import { describeContractOverHttp } from './http.js';
 import { describeContractAcrossInstances } from './instances.js';
+import { describeMessageIds } from './message-ids.js';
 import { describeTestListens } from './test-listens.js';
 
 export type { RegistryHarness } from './fixture.js';
@@ -181,9 +182,52 @@ export function describeRegistryContract(name: string, harness: RegistryHarness)
       });
     });
 
+    describe('list()', () => {
+      const listed = async (): Promise<string[]> =>
+        (await fixture.registry.list()).map((w) => `${w.kind} ${w.workflowId} ${w.nodeName} ${w.method} ${w.path}`).sort();
+
+      it('lists the active production webhooks, one per node and method, with their resolved parameters', async () => {
+        expect(await fixture.registry.list()).to.deep.equal([]);
+        await fixture.registry.activate({
+          workflowId: 'wf-1',
+          nodes: [
+            { name: 'Both', parameters: { path: 'orders/:id', multipleMethods: true, responseMode: 'lastNode' } },
+            { name: 'Off', disabled: true, parameters: { path: 'off' } },
+          ],
+        });
+        await fixture.registry.activate({ workflowId: 'wf-2', nodes: [{ name: 'Signup', webhookId: 'abc', parameters: { path: 'user/:id', httpMethod: 'PUT' } }] });
+        expect(await listed()).to.deep.equal([
+          'production wf-1 Both GET orders/:id', 'production wf-1 Both POST orders/:id', 'production wf-2 Signup PUT abc/user/:id',
+        ]);
+        const both = (await fixture.registry.list()).filter((w) => w.nodeName === 'Both');
+        expect(both.map((w) => [w.parameters.responseMode, w.parameters.methods, w.outputIndex, w.isDynamic]))
+          .to.deep.equal([['lastNode', ['GET', 'POST'], 0, true], ['lastNode', ['GET', 'POST'], 1, true]]);
+      });
+
+      it('lists nothing of a deactivated workflow, and only the latest webhooks of a re-activated one', async () => {
+        await fixture.registry.activate(workflowOf('wf-1', { path: 'old' }));
+        await fixture.registry.activate(workflowOf('wf-2', { path: 'stays', httpMethod: 'POST' }));
+        await fixture.registry.activate(workflowOf('wf-1', { path: 'new' }));
+        expect(await listed()).to.deep.equal(['production wf-1 Webhook GET new', 'production wf-2 Webhook POST stays']);
+        await fixture.registry.deactivate('wf-1');
+        await fixture.registry.deactivate('wf-2');
+        expect(await fixture.registry.list()).to.deep.equal([]);
+      });
+
+      it('never lists a test listen, nor a refused activation', async () => {
+        await fixture.registry.activate(workflowOf('wf-1', { path: 'taken', httpMethod: 'POST' }));
+        await rejectionOf(fixture.registry.activate({
+          workflowId: 'wf-2', nodes: [{ name: 'Free', parameters: { path: 'free' } }, { name: 'Clash', parameters: { path: 'taken', httpMethod: 'POST' } }],
+        }));
+        await fixture.registry.listenForTest(workflowOf('wf-3', { path: 'only-test' }));
+        expect(await listed()).to.deep.equal(['production wf-1 Webhook POST taken']);
+      });
+    });
+
     describeTestListens(fixture);
     describeContractOverHttp(fixture);
     if (harness.peer !== undefined) describeContractAcrossInstances(fixture);
+    if (harness.remembersMessageIds === true) describeMessageIds(fixture, harness.peer !== undefined);
   });
 }
 

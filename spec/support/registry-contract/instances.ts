@@ -40,6 +40,16 @@ export function describeContractAcrossInstances(fixture: RegistryFixture): void 
       await eventually(async () => !(await found(fixture.registry, 'POST', 'orders/1')));
     });
 
+    it('lists on every instance what one activated, and nothing once another deactivated it', async () => {
+      const other = await fixture.peer();
+      await fixture.registry.activate(workflowOf('wf', { path: 'orders/:id', multipleMethods: true }, 'Orders'));
+      await eventually(async () => (await other.list()).length === 2);
+      expect((await other.list()).map((w) => `${w.workflowName} ${w.method} ${w.path}`).sort()).to.deep.equal(['Orders GET orders/:id', 'Orders POST orders/:id']);
+      await other.deactivate('wf');
+      expect(await other.list()).to.deep.equal([]);
+      await eventually(async () => (await fixture.registry.list()).length === 0);
+    });
+
     it('refuses on one instance a path and method another instance activated, naming that workflow', async () => {
       const other = await fixture.peer();
       await fixture.registry.activate(workflowOf('wf-1', { path: 'orders', httpMethod: 'POST' }, 'Order intake'));

@@ -72,6 +72,10 @@ class KeyValueWebhookRegistry implements WebhookRegistry {
     return kind === 'production' ? this.#routes.lookup(method, path) : this.#tests.lookup(method, path);
   }
 
+  async list(): Promise<RegisteredWebhook[]> {
+    return [...this.#active.values()].flat();
+  }
+
   async listenForTest(workflow: WorkflowWebhooks, options?: TestListenOptions): Promise<TestListenHandle> {
     return this.#tests.listen(workflow, options);
   }

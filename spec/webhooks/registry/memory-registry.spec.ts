@@ -4,7 +4,7 @@ import { describeRegistryContract } from '../../support/registry-contract/index.
 import { rejectionOf } from '../../support/registry-contract/fixture.js';
 import { workflow } from '../../support/workflows.js';
 
-describeRegistryContract('MemoryWebhookRegistry', { create: () => new MemoryWebhookRegistry() });
+describeRegistryContract('MemoryWebhookRegistry', { create: () => new MemoryWebhookRegistry(), remembersMessageIds: true });
 
 describe('MemoryWebhookRegistry', () => {
   let registry: MemoryWebhookRegistry;
@@ -43,7 +43,7 @@ describe('MemoryWebhookRegistry', () => {
       for (let i = 0; i < 2000; i += 1) await registry.activate(workflow(`wf-${i}`, { path: `hook-${i}` }));
       const hit = await registry.lookup('production', 'GET', 'hook-1999');
       expect(hit.found && hit.webhook.workflowId).to.equal('wf-1999');
-      expect(registry.list()).to.have.length(2000);
+      expect(await registry.list()).to.have.length(2000);
     });
   });
 });

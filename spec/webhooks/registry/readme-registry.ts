@@ -43,6 +43,10 @@ export class KeyValueRegistry implements WebhookRegistry {
     return kind === 'production' ? this.#routes.lookup(method, path) : this.#tests.lookup(method, path);
   }
 
+  async list(): Promise<RegisteredWebhook[]> {
+    return [...this.#active.values()].flat();
+  }
+
   async listenForTest(workflow: WorkflowWebhooks, options?: TestListenOptions): Promise<TestListenHandle> {
     return this.#tests.listen(workflow, options);
   }
