@@ -4,29 +4,44 @@
  */
 export type Severity = 'error' | 'warning';
 
-/** Every code a finding can have; a code never changes its meaning, so tools may switch on it. */
-export const FINDING_CODES = [
+/**
+ * Every code a finding can have, with its severity. A code never changes its meaning, so tools may switch on it.
+ * An error is what the platform renders or runs wrongly; a warning is what it tolerates, or a convention of
+ * working nodes. `strict` turns every warning into an error.
+ */
+export const FINDING_CATALOGUE = {
   // Structure (the JSON Schema): a field missing, of the wrong type, a value not allowed, a number or list too small.
-  'missing-field', 'wrong-type', 'invalid-value', 'out-of-range', 'invalid-structure',
-  // Element types and defaults.
-  'unknown-type', 'platform-only-type', 'default-wrong-shape', 'default-not-an-option', 'default-not-object',
-  'default-out-of-range', 'collection-default-not-empty',
+  'missing-field': 'error', 'wrong-type': 'error', 'invalid-value': 'error', 'out-of-range': 'error', 'invalid-structure': 'error',
+  // Element types.
+  'unknown-type': 'error', 'platform-only-type': 'warning',
+  // Defaults the platform gets wrong.
+  'default-wrong-shape': 'error', 'default-not-an-option': 'error', 'required-check-defeated': 'error',
+  // Defaults the platform tolerates.
+  'options-default-container': 'warning', 'default-zero': 'warning', 'number-default-not-number': 'warning',
+  'default-not-object': 'warning', 'collection-default-not-empty': 'warning', 'default-out-of-range': 'warning',
+  'notice-default-not-empty': 'warning',
   // Options, collections and method names.
-  'options-missing', 'option-value-duplicate', 'groups-missing', 'group-name-duplicate', 'unknown-method',
+  'options-missing': 'error', 'option-value-ambiguous': 'error', 'option-value-duplicate': 'warning', 'groups-missing': 'error',
+  'group-name-duplicate': 'error', 'unknown-method': 'error',
   // typeOptions.
-  'min-above-max', 'password-default', 'password-not-required', 'unknown-type-option', 'unknown-editor', 'html-editor-expression',
+  'min-above-max': 'error', 'password-default': 'error', 'filter-type-validation': 'error', 'password-not-required': 'warning',
+  'unknown-type-option': 'warning', 'unknown-editor': 'warning', 'html-editor-expression': 'warning',
   // Resource locator and resource mapper.
-  'modes-missing', 'mode-name-duplicate', 'list-mode-without-search-method', 'default-mode-unknown', 'regex-invalid',
-  'extract-value-groups', 'resource-mapper-default', 'resource-mapper-method', 'multi-key-match-in-add', 'auto-map-default',
+  'modes-missing': 'error', 'mode-name-duplicate': 'error', 'list-mode-without-search-method': 'error', 'default-mode-unknown': 'error',
+  'regex-invalid': 'error', 'extract-value-groups': 'error', 'mode-url-unresolved': 'error', 'mode-url-not-expression': 'warning',
+  'resource-mapper-default': 'error', 'resource-mapper-value-not-null': 'warning', 'resource-mapper-method': 'error', 'multi-key-match-in-add': 'warning', 'auto-map-default': 'warning',
   // Display options and sibling names.
-  'display-options-invalid', 'invalid-condition', 'unknown-condition-operator', 'duplicate-name',
+  'display-options-invalid': 'error', 'invalid-condition': 'error', 'unknown-condition-operator': 'error', 'duplicate-name': 'error',
+  'duplicate-name-possible': 'warning', 'display-value-unknown': 'warning',
   // Conventions of working nodes.
-  'no-data-expression-missing', 'operation-action-missing', 'required-false',
+  'no-data-expression-missing': 'warning', 'operation-action-missing': 'warning', 'required-false': 'warning',
   // Inputs that cannot be walked: nested past the depth bound (a cycle), or a hostile object that throws when read.
-  'too-deep', 'unreadable',
-] as const;
+  'too-deep': 'error', 'unreadable': 'error',
+} as const satisfies Record<string, Severity>;
 
-export type FindingCode = (typeof FINDING_CODES)[number];
+export const FINDING_CODES = Object.keys(FINDING_CATALOGUE) as (keyof typeof FINDING_CATALOGUE)[];
+
+export type FindingCode = keyof typeof FINDING_CATALOGUE;
 
 export interface Finding {
   /** JSON pointer into the validated input, e.g. `/properties/3/typeOptions/rows`. */
@@ -45,7 +60,9 @@ export interface ValidationResult {
 
 /** Escapes one JSON-pointer segment (RFC 6901). */
 export function pointerSegment(segment: string | number): string {
-  return String(segment).replace(/~/g, '~0').replace(/\//g, '~1');
+  // Most segments are indexes or plain names: skip the replacing, which every definition would pay for.
+  if (typeof segment === 'number') return String(segment);
+  return segment.includes('~') || segment.includes('/') ? segment.replace(/~/g, '~0').replace(/\//g, '~1') : segment;
 }
 
 export function joinPointer(base: string, ...segments: (string | number)[]): string {
@@ -70,16 +87,29 @@ export function describeValue(value: unknown): string {
   }
 }
 
-export function locationOf(pointer: string, definition: unknown): Location {
+function labelOf(pointer: string, definition: unknown): string {
   const { type, name, displayName } = (typeof definition === 'object' && definition !== null ? definition : {}) as Record<string, unknown>;
   // Only definitions (named things) are described by type and name; a hint's `type` is its colour.
   const named = typeof name === 'string' || typeof displayName === 'string';
   const what = named ? [typeof type === 'string' ? type : undefined, typeof name === 'string' ? `'${name}'` : undefined].filter(Boolean).join(' ') : '';
   const where = pointer.replace(/^\//, '') || '(root)';
-  return { pointer, label: what === '' ? where : `${where} (${what})` };
+  return what === '' ? where : `${where} (${what})`;
 }
 
-/** Collects findings; `strict` turns recommendations (`recommendation()`) into errors. */
+/** The label is made only when a finding needs it: most definitions have none. */
+class LazyLocation implements Location {
+  #label: string | undefined;
+  constructor(readonly pointer: string, private readonly definition: unknown) {}
+  get label(): string {
+    return (this.#label ??= labelOf(this.pointer, this.definition));
+  }
+}
+
+export function locationOf(pointer: string, definition: unknown): Location {
+  return new LazyLocation(pointer, definition);
+}
+
+/** Collects findings, each with its code's severity; `strict` makes every warning an error. */
 export class Findings {
   readonly errors: Finding[] = [];
   readonly warnings: Finding[] = [];
@@ -87,24 +117,17 @@ export class Findings {
 
   constructor(readonly strict = false) {}
 
-  add(severity: Severity, code: FindingCode, path: string, message: string): void {
+  add(code: FindingCode, path: string, message: string): void {
     const key = `${code} ${path} ${message}`;
     if (this.#seen.has(key)) return;
     this.#seen.add(key);
+    const severity: Severity = this.strict ? 'error' : FINDING_CATALOGUE[code];
     (severity === 'error' ? this.errors : this.warnings).push({ path, code, severity, message });
   }
 
-  error(code: FindingCode, at: Location, message: string, subpath: (string | number)[] = []): void {
-    this.add('error', code, joinPointer(at.pointer, ...subpath), `${at.label}: ${message}`);
-  }
-
-  warning(code: FindingCode, at: Location, message: string, subpath: (string | number)[] = []): void {
-    this.add('warning', code, joinPointer(at.pointer, ...subpath), `${at.label}: ${message}`);
-  }
-
-  /** A recommendation of the spec: a warning, or an error in strict mode. */
-  recommendation(code: FindingCode, at: Location, message: string, subpath: (string | number)[] = []): void {
-    (this.strict ? this.error : this.warning).call(this, code, at, message, subpath);
+  /** A finding about the definition at `at`, pointing `subpath` below it. */
+  report(code: FindingCode, at: Location, message: string, subpath: (string | number)[] = []): void {
+    this.add(code, joinPointer(at.pointer, ...subpath), `${at.label}: ${message}`);
   }
 
   result(): ValidationResult {

@@ -4,7 +4,7 @@
  * @module
  */
 export * from './types.js';
-export { FINDING_CODES, type Finding, type FindingCode, type Severity, type ValidationResult } from './findings.js';
+export { FINDING_CATALOGUE, FINDING_CODES, type Finding, type FindingCode, type Severity, type ValidationResult } from './findings.js';
 export { validateNodeDescription, validateProperties, type ValidationOptions } from './validate.js';
 export { NODE_DESCRIPTION_SCHEMA } from './schema.js';
 export { applyHintDefaults, executionOutput, resolveHints, type ExecutionHint, type HintStage, type ResolvedNodeHint } from './hints.js';

@@ -7,22 +7,31 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { describeValue, Findings, joinPointer, locationOf, type FindingCode } from './findings.js';
 import { NODE_DESCRIPTION_SCHEMA } from './schema.js';
 
-let compiled: { description: ValidateFunction; properties: ValidateFunction } | undefined;
+type Kind = 'description' | 'properties';
+let ajv: import('ajv').Ajv | undefined;
+const compiled: Partial<Record<Kind, ValidateFunction>> = {};
 
-function validators(): NonNullable<typeof compiled> {
-  if (compiled === undefined) {
-    // ajv is loaded here, by the first validation, not when the entry point is imported: the middleware and hosts
-    // that only use the types or the values' checks never load it. Required, not imported, because the validators
-    // are synchronous; Node keeps the module, and `compiled` keeps the validators.
+/**
+ * The validator of one kind, compiled at its first use (a host that checks only descriptions never compiles the
+ * properties validator). ajv is loaded here too, not when the entry point is imported: the middleware and hosts that
+ * only use the types or the values' checks never load it. Required, not imported, because the validators are
+ * synchronous. The generated code is not optimised, and our own schema is not checked against the meta-schema (a
+ * test compiles it strictly): both make the first validation faster, which matters more for a one-off lint (about
+ * 500 descriptions) than the little they cost per validation.
+ */
+function validator(kind: Kind): ValidateFunction {
+  const cached = compiled[kind];
+  if (cached !== undefined) return cached;
+  if (ajv === undefined) {
     const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
-    const ajv = new Ajv({ allErrors: true, strict: false });
+    ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false, code: { optimize: false } });
     ajv.addSchema(NODE_DESCRIPTION_SCHEMA);
-    compiled = {
-      description: ajv.getSchema(NODE_DESCRIPTION_SCHEMA.$id) as ValidateFunction,
-      properties: ajv.compile({ type: 'array', items: { $ref: `${NODE_DESCRIPTION_SCHEMA.$id}#/definitions/property` } }),
-    };
   }
-  return compiled;
+  const made = kind === 'description'
+    ? ajv.getSchema(NODE_DESCRIPTION_SCHEMA.$id) as ValidateFunction
+    : ajv.compile({ type: 'array', items: { $ref: `${NODE_DESCRIPTION_SCHEMA.$id}#/definitions/property` } });
+  compiled[kind] = made;
+  return made;
 }
 
 /** The value at a JSON pointer of the input (to name the definition an error is about). */
@@ -65,8 +74,8 @@ function message(error: ErrorObject, field: string, value: unknown): { code: Fin
 }
 
 /** Runs the schema on a whole description, or on a properties array at `base`. */
-export function checkStructure(input: unknown, kind: 'description' | 'properties', base: string, findings: Findings): boolean {
-  const validate = validators()[kind];
+export function checkStructure(input: unknown, kind: Kind, base: string, findings: Findings): boolean {
+  const validate = validator(kind);
   if (validate(input)) return true;
   for (const error of validate.errors ?? []) {
     // `if` only says which branch failed; the branch's own errors follow. Display rules have their own rule
@@ -76,10 +85,12 @@ export function checkStructure(input: unknown, kind: 'description' | 'properties
       ? joinPointer(error.instancePath, String((error.params as { missingProperty: string }).missingProperty))
       : error.instancePath;
     const enclosing = owner(input, error.keyword === 'required' ? error.instancePath : pointer);
+    // A number field without a default starts empty on the platform: rules/defaults.ts warns instead.
+    if (pointer.endsWith('/default') && error.keyword === 'required' && (enclosing.value as { type?: unknown } | undefined)?.type === 'number') continue;
     const field = pointer.slice(enclosing.pointer.length).replace(/^\//, '').replace(/\//g, '.') || 'the value';
     const { code, text } = message(error, field, at(input, pointer));
     const location = locationOf(`${base}${enclosing.pointer}`, enclosing.value);
-    findings.add('error', code, `${base}${pointer}`, `${location.label}: ${text}`);
+    findings.add(code, `${base}${pointer}`, `${location.label}: ${text}`);
   }
   return false;
 }

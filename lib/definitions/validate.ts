@@ -8,8 +8,10 @@ import { isObject, type MethodNames, type PropertyRule, type RuleContext } from 
 import { checkOperationActions, checkRequiredFalse, checkResourceOperationExpression } from './rules/conventions.js';
 import { checkDefault, checkNumberDefaultRange, checkOptionsDefault } from './rules/defaults.js';
 import { checkDisplayOptions } from './rules/display-options.js';
+import { versionsOf } from './rules/display-sets.js';
 import { checkElementType } from './rules/element-type.js';
 import { checkOptionsSource, checkOptionValuesUnique } from './rules/options.js';
+import { checkDisplayValues } from './rules/reachability.js';
 import { checkResourceLocator } from './rules/resource-locator.js';
 import { checkResourceMapper } from './rules/resource-mapper.js';
 import { checkSiblingNames } from './rules/siblings.js';
@@ -20,15 +22,20 @@ import type { NodeMethods } from './types.js';
 export interface ValidationOptions {
   /** The node's methods (names, or the methods object of a JS description): method names are then checked. */
   methods?: NodeMethods;
-  /** Turns two recommendations into errors: password fields are required, HTML editor fields set noDataExpression. */
+  /**
+   * The node version(s) to judge `@version` conditions by. Defaults to the description's `version`, else its
+   * `defaultVersion`; when none is known, every version is possible.
+   */
+  version?: number | readonly number[];
+  /** Turns every warning into an error. */
   strict?: boolean;
 }
 
 const RULES: PropertyRule[] = [
   checkElementType, checkDefault, checkOptionsDefault, checkNumberDefaultRange, checkOptionsSource, checkOptionValuesUnique,
   checkUnknownTypeOptions, checkNumberRange, checkPassword, checkEditor, checkHtmlEditor, checkFilterOptions, checkCollectionOptions,
-  checkFixedCollectionGroups, checkResourceLocator, checkResourceMapper, checkDisplayOptions, checkResourceOperationExpression,
-  checkOperationActions, checkRequiredFalse,
+  checkFixedCollectionGroups, checkResourceLocator, checkResourceMapper, checkDisplayOptions, checkDisplayValues,
+  checkResourceOperationExpression, checkOperationActions, checkRequiredFalse,
 ];
 
 /** Deeper than any real node nests; also stops cyclic JS descriptions. */
@@ -55,7 +62,7 @@ function walkDefinition(definition: unknown, pointer: string, context: RuleConte
   const at = locationOf(pointer, definition);
   for (const rule of RULES) rule(definition, at, context);
   if (depth >= MAX_DEPTH) {
-    context.findings.error('too-deep', at, `nests more than ${MAX_DEPTH} levels (is the description cyclic?)`);
+    context.findings.report('too-deep', at, `nests more than ${MAX_DEPTH} levels (is the description cyclic?)`);
     return;
   }
   const { options } = definition;
@@ -74,7 +81,7 @@ function walkDefinition(definition: unknown, pointer: string, context: RuleConte
 }
 
 function walkList(list: readonly unknown[], pointer: string, context: RuleContext, depth: number): void {
-  checkSiblingNames(list, pointer, context.findings);
+  checkSiblingNames(list, pointer, context);
   list.forEach((definition, index) => walkDefinition(definition, joinPointer(pointer, index), context, depth));
 }
 
@@ -83,7 +90,7 @@ function guarded(findings: Findings, work: () => void): ValidationResult {
     work();
   } catch (error) {
     // Only a hostile input (a cyclic or exotic JS object) gets here; it is reported, never thrown.
-    findings.add('error', 'unreadable', '', `the input could not be checked: ${error instanceof Error ? error.message : String(error)}`);
+    findings.add('unreadable', '', `the input could not be checked: ${error instanceof Error ? error.message : String(error)}`);
   }
   return findings.result();
 }
@@ -93,25 +100,27 @@ export function validateProperties(definitions: unknown, options: ValidationOpti
   const findings = new Findings(options.strict === true);
   return guarded(findings, () => {
     if (!Array.isArray(definitions)) {
-      findings.add('error', 'wrong-type', '/properties', 'properties must be an array of property definitions');
+      findings.add('wrong-type', '/properties', 'properties must be an array of property definitions');
       return;
     }
     checkStructure(definitions, 'properties', '/properties', findings);
-    walkList(definitions, '/properties', { findings, methods: methodNames(options.methods) }, 0);
+    const context = { findings, methods: methodNames(options.methods), versions: versionsOf({}, options.version), root: definitions };
+    walkList(definitions, '/properties', context, 0);
   });
 }
 
-/** Checks a whole node description: its properties, hints and method names. */
+/** Checks a whole node description: its properties, hints and method names, `@version` judged by its versions. */
 export function validateNodeDescription(description: unknown, options: Omit<ValidationOptions, 'methods'> = {}): ValidationResult {
   const findings = new Findings(options.strict === true);
   return guarded(findings, () => {
     if (!isObject(description)) {
-      findings.add('error', 'wrong-type', '', 'a node description must be an object with properties');
+      findings.add('wrong-type', '', 'a node description must be an object with properties');
       return;
     }
     checkStructure(description, 'description', '', findings);
     if (Array.isArray(description.properties)) {
-      walkList(description.properties, '/properties', { findings, methods: methodNames(description.methods) }, 0);
+      const context = { findings, methods: methodNames(description.methods), versions: versionsOf(description, options.version), root: description.properties };
+      walkList(description.properties, '/properties', context, 0);
     }
   });
 }

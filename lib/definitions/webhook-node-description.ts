@@ -78,6 +78,7 @@ export const WEBHOOK_NODE_DESCRIPTION = {
         { name: 'Header Auth', value: 'headerAuth' },
         { name: 'JWT Auth', value: 'jwtAuth' },
         { name: 'None', value: 'none' },
+        { name: 'Signature (signed webhooks)', value: 'signatureAuth', description: 'Verify the sender\'s HMAC signature: Standard Webhooks, GitHub, Stripe, Slack, Shopify or custom' },
       ],
     },
     {

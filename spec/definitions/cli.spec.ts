@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { runCli } from '../../lib/definitions/cli.js';
 import { NODE_DESCRIPTION_SCHEMA } from '../../lib/definitions/index.js';
+import { writeNodePackage } from './fixtures/node-package.js';
 
 async function cli(...argv: string[]): Promise<{ status: number; out: string; err: string }> {
   let out = '';
@@ -58,6 +59,57 @@ describe('the workflow-webhooks CLI', () => {
     expect((await cli('lint', join(dir, 'missing.json'))).status).to.equal(2);
     expect((await cli('lint')).status).to.equal(2);
     expect((await cli('frobnicate')).status).to.equal(2);
+  });
+
+  it('lints a compiled node package as its author ships it, version by version, and exits 1 on its errors', async () => {
+    const { ticket, board } = writeNodePackage(dir);
+    const { status, out } = await cli('lint', dir);
+    expect(status).to.equal(1);
+    expect(out).to.include(`${ticket}#Ticket\n  warning /properties/1/required  required-false`);
+    expect(out).to.include(`${board}#Board@1\n  error   /properties/1/name  duplicate-name`);
+    expect(out).to.include(`${board}#Board@2,2.1\n  0 errors, 0 warnings`);
+    expect(out.endsWith('3 descriptions: 1 error, 1 warning\n')).to.equal(true);
+  });
+
+  it('exits 0 when only warnings are found, and 1 for them with --strict', async () => {
+    const { ticket } = writeNodePackage(dir);
+    expect((await cli('lint', ticket)).status).to.equal(0);
+    const strict = await cli('lint', '--strict', ticket);
+    expect(strict.status).to.equal(1);
+    expect(strict.out).to.include('error   /properties/1/required  required-false');
+  });
+
+  it('judges @version by --node-version when given', async () => {
+    const { board } = writeNodePackage(dir);
+    // Version 2 alone: the version-1 twin of the first description is never shown.
+    expect((await cli('lint', '--node-version', '2', board)).status).to.equal(0);
+    expect((await cli('lint', '--node-version=1', board)).status).to.equal(1);
+    expect((await cli('lint', '--node-version', 'two', board)).status).to.equal(2);
+  });
+
+  it('prints JSON with --format json, keyed by node', async () => {
+    const { board } = writeNodePackage(dir);
+    const { out, status } = await cli('lint', '--format', 'json', board);
+    expect(status).to.equal(1);
+    const report = JSON.parse(out) as Record<string, { valid: boolean }>;
+    expect(Object.keys(report)).to.deep.equal([`${board}#Board@1`, `${board}#Board@2,2.1`]);
+    expect(report[`${board}#Board@1`]?.valid).to.equal(false);
+  });
+
+  it('refuses unknown options and prints usage with exit 2 when given nothing', async () => {
+    const unknown = await cli('lint', '--fix', join(dir, 'x.json'));
+    expect(unknown.status).to.equal(2);
+    expect(unknown.err).to.match(/^unknown option --fix\nUsage:/);
+    expect((await cli('lint', '--format', 'xml', 'x')).status).to.equal(2);
+    const bare = await cli();
+    expect(bare.status).to.equal(2);
+    expect(bare.err).to.match(/^Usage:/);
+    expect((await cli('--help')).status).to.equal(0);
+  });
+
+  it('prints its own version with --version', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(await cli('--version')).to.deep.equal({ status: 0, out: `${version}\n`, err: '' });
   });
 
   it('prints or writes the JSON Schema', async () => {

@@ -1,6 +1,34 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { FINDING_CODES, validateProperties, type Finding, type FindingCode } from '../../lib/definitions/index.js';
+import {
+  FINDING_CATALOGUE, FINDING_CODES, validateNodeDescription, validateProperties, type Finding, type FindingCode,
+} from '../../lib/definitions/index.js';
+
+/** README's table of finding codes, in its definitions section. */
+const DOC = new URL('../../README.md', import.meta.url);
+/** Codes no short JSON can show: a schema keyword without a message of its own, a cycle, a hostile getter. */
+const WITHOUT_EXAMPLE = ['invalid-structure', 'too-deep', 'unreadable'];
+
+interface Row { code: string; severity: string; example: string }
+
+/** The rows of README's table of codes: from its header to the first line that is not a row. */
+function rows(): Row[] {
+  const lines = readFileSync(DOC, 'utf8').split('\n');
+  const header = lines.indexOf('| code | severity | when | example |');
+  const end = lines.findIndex((line, index) => index > header && !line.startsWith('|'));
+  return lines.slice(header, end)
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => {
+      const cells = line.slice(1, -1).split(/(?<!\\)\|/).map((cell) => cell.trim());
+      return { code: (cells[0] ?? '').replace(/`/g, ''), severity: cells[1] ?? '', example: (cells[3] ?? '').replace(/^`|`$/g, '') };
+    });
+}
+
+function findingsOf(example: string): Finding[] {
+  const input = JSON.parse(example) as unknown;
+  const result = Array.isArray(input) ? validateProperties(input) : validateNodeDescription(input);
+  return [...result.errors, ...result.warnings];
+}
 
 /** A tool may switch on a finding's code: the codes are one union, all listed at run time and in README. */
 describe('finding codes', () => {
@@ -20,10 +48,23 @@ describe('finding codes', () => {
     for (const code of codes) expect(FINDING_CODES).to.include(code);
   });
 
-  it('are each explained in README\'s table of codes', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const table = readme.slice(readme.indexOf('| code | severity | when |'), readme.indexOf('`applyHintDefaults(hint)`'));
-    const missing = FINDING_CODES.filter((code) => !table.includes(`\`${code}\``));
-    expect(missing).to.deep.equal([]);
+  it('each have one row in the table of codes, with the severity the catalogue gives them', () => {
+    const documented = rows();
+    expect(documented.map((row) => row.code)).to.have.members([...FINDING_CODES]);
+    for (const row of documented) expect(row.severity, row.code).to.equal(FINDING_CATALOGUE[row.code as FindingCode]);
+  });
+
+  for (const row of rows().filter((candidate) => !WITHOUT_EXAMPLE.includes(candidate.code))) {
+    it(`are shown by a working example: ${row.code}`, () => {
+      const found = findingsOf(row.example).find((finding) => finding.code === row.code);
+      expect(found, JSON.stringify(findingsOf(row.example))).to.not.equal(undefined);
+      expect(found?.severity).to.equal(row.severity);
+    });
+  }
+
+  it('are reported as errors with strict, warnings included', () => {
+    const example = [{ displayName: 'A', name: 'a', type: 'string', default: '', required: false }];
+    expect(validateProperties(example).valid).to.equal(true);
+    expect(validateProperties(example, { strict: true }).errors.map((finding) => [finding.code, finding.severity])).to.deep.equal([['required-false', 'error']]);
   });
 });

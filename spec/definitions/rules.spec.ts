@@ -1,14 +1,14 @@
 import { expect } from 'chai';
-import { validateProperties, type Finding } from '../../lib/definitions/index.js';
+import { FINDING_CODES, validateProperties, type Finding } from '../../lib/definitions/index.js';
 
-type Def = Record<string, unknown>;
+import { NAMES_AND_DISPLAY, OPTION_ENTRIES, SEED_RULES, TOLERATED_DEFAULTS, type Case, type Def } from './rule-cases.js';
+
 const str = (extra: Def = {}): Def => ({ displayName: 'Field', name: 'field', type: 'string', default: '', ...extra });
 const opts = (extra: Def = {}): Def => ({ displayName: 'Speed', name: 'speed', type: 'options', default: 'slow', options: [{ name: 'Slow', value: 'slow' }, { name: 'Medium', value: 'medium' }], ...extra });
 const rl = (modes: unknown[], extra: Def = {}): Def => ({ displayName: 'Sheet', name: 'sheet', type: 'resourceLocator', default: { mode: 'list', value: '' }, modes, ...extra });
 const listMode = { displayName: 'From list', name: 'list', type: 'list', typeOptions: { searchListMethod: 'searchSheets' } };
 const mapper = (options: Def, extra: Def = {}): Def => ({ displayName: 'Columns', name: 'columns', type: 'resourceMapper', default: { mappingMode: 'defineBelow', value: null }, typeOptions: { resourceMapper: { resourceMapperMethod: 'getColumns', mode: 'add', ...options } }, ...extra });
 
-interface Case { rule: string; valid: Def[]; invalid: Def[]; code: string; severity?: 'error' | 'warning'; path: string; message: RegExp; methods?: Def }
 
 const CASES: Case[] = [
   { rule: 'displayName, name and type are present', valid: [str()], invalid: [{ name: 'x', type: 'string', default: '' }], code: 'missing-field', path: '/properties/0/displayName', message: /displayName is missing/ },
@@ -54,24 +54,33 @@ const CASES: Case[] = [
   { rule: 'siblings with one name are never shown together', valid: [str({ displayOptions: { show: { resource: ['a'] } } }), str({ displayOptions: { show: { resource: ['b'] } } })], invalid: [str({ displayOptions: { show: { resource: ['a'], operation: ['get'] } } }), str({ displayOptions: { show: { resource: ['a', 'b'] } } })], code: 'duplicate-name', path: '/properties/1/name', message: /same name as properties\/0/ },
   { rule: 'resource and operation options block expressions', valid: [opts({ name: 'resource', noDataExpression: true })], invalid: [opts({ name: 'resource' })], code: 'no-data-expression-missing', severity: 'warning', path: '/properties/0/noDataExpression', message: /should set noDataExpression: true/ },
   { rule: 'required: false is not written out', valid: [str()], invalid: [str({ required: false })], code: 'required-false', severity: 'warning', path: '/properties/0/required', message: /is the default/ },
+  ...TOLERATED_DEFAULTS, ...OPTION_ENTRIES, ...NAMES_AND_DISPLAY, ...SEED_RULES,
 ];
 
-function findingsOf(definitions: Def[], methods?: Def): Finding[] {
-  const result = validateProperties(definitions, methods === undefined ? {} : { methods: methods as never });
+function findingsOf(definitions: Def[], methods?: Def, version?: number[]): Finding[] {
+  const result = validateProperties(definitions, { ...(methods === undefined ? {} : { methods: methods as never }), ...(version === undefined ? {} : { version }) });
   return [...result.errors, ...result.warnings];
 }
 
+/** Codes no short fixture shows: a schema keyword without a message of its own, a cycle, a hostile getter (validate.spec.ts). */
+const ELSEWHERE = ['invalid-structure', 'too-deep', 'unreadable'];
+
 describe('definition rules', () => {
+  it('have a flagged and a passing fixture for every finding code', () => {
+    expect(FINDING_CODES.filter((code) => !ELSEWHERE.includes(code) && !CASES.some((testCase) => testCase.code === code))).to.deep.equal([]);
+  });
+
   for (const testCase of CASES) {
     describe(testCase.rule, () => {
       it('stays silent on a valid definition', () => {
-        const codes = findingsOf(testCase.valid, testCase.methods).map((finding) => finding.code);
+        const codes = findingsOf(testCase.valid, testCase.methods, testCase.version).map((finding) => finding.code);
         expect(codes).to.not.include(testCase.code);
       });
 
       it(`reports ${testCase.code} at ${testCase.path} for an invalid one`, () => {
-        const finding = findingsOf(testCase.invalid, testCase.methods).find((candidate) => candidate.code === testCase.code);
-        expect(finding, JSON.stringify(findingsOf(testCase.invalid, testCase.methods))).to.not.equal(undefined);
+        const found = findingsOf(testCase.invalid, testCase.methods, testCase.version);
+        const finding = found.find((candidate) => candidate.code === testCase.code);
+        expect(finding, JSON.stringify(found)).to.not.equal(undefined);
         expect(finding).to.include({ path: testCase.path, severity: testCase.severity ?? 'error' });
         expect(finding?.message).to.match(testCase.message);
       });

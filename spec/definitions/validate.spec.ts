@@ -58,7 +58,7 @@ describe('validateProperties()', () => {
 
   it('stays silent on what real, working nodes do', () => {
     const result = validateProperties([
-      { displayName: 'Resource', name: 'resource', type: 'options', noDataExpression: true, default: '', options: [{ name: 'File', value: 'file' }] },
+      { displayName: 'Resource', name: 'resource', type: 'options', noDataExpression: true, default: '', options: [{ name: 'File', value: 'file' }, { name: 'Folder', value: 'folder' }] },
       { displayName: 'Hour', name: 'hour', type: 'options', default: 1, options: [{ name: '1am', displayName: '1am', value: 1 }] },
       { displayName: 'Limit', name: 'limit', type: 'number', default: '', typeOptions: { minValue: 1 } },
       { displayName: 'Timestamp', name: 'ts', type: 'number', default: null },
@@ -85,7 +85,10 @@ describe('validateProperties()', () => {
   it('reports a name shared by siblings whose version ranges overlap, not by those whose ranges do not', () => {
     const v = (cnd: unknown) => text('x', { displayOptions: { show: { '@version': [cnd] } } });
     expect(validateProperties([v({ _cnd: { lt: 2 } }), v({ _cnd: { gte: 2 } })]).valid).to.equal(true);
-    expect(validateProperties([v({ _cnd: { lte: 2 } }), v({ _cnd: { gte: 2 } })]).errors[0]?.code).to.equal('duplicate-name');
+    expect(validateProperties([v({ _cnd: { lte: 2 } }), v({ _cnd: { gte: 2 } })], { version: [1, 2, 3] }).errors[0]?.code).to.equal('duplicate-name');
+    // Without the node's versions, version 2 may not exist: only a warning.
+    expect(validateProperties([v({ _cnd: { lte: 2 } }), v({ _cnd: { gte: 2 } })]).warnings[0]?.code).to.equal('duplicate-name-possible');
+    expect(validateProperties([v({ _cnd: { lte: 2 } }), v({ _cnd: { gte: 2 } })], { version: [1, 3] }).warnings).to.deep.equal([]);
     expect(validateProperties([v({ _cnd: { between: { from: 1, to: 3 } } }), v(4)]).valid).to.equal(true);
     expect(validateProperties([text('x', { displayOptions: { show: { a: ['1'] } } }), text('x', { displayOptions: { hide: { a: ['1'] } } })]).valid).to.equal(true);
   });

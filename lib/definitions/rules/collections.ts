@@ -4,7 +4,7 @@ import { isObject, type PropertyRule } from './context.js';
 export const checkFixedCollectionGroups: PropertyRule = (definition, at, { findings }) => {
   if (definition.type !== 'fixedCollection') return;
   if (!Array.isArray(definition.options)) {
-    findings.error('groups-missing', at, 'a fixedCollection needs options: a list of groups { name, displayName, values }', ['options']);
+    findings.report('groups-missing', at, 'a fixedCollection needs options: a list of groups { name, displayName, values }', ['options']);
     return;
   }
   const seen = new Map<string, number>();
@@ -12,12 +12,12 @@ export const checkFixedCollectionGroups: PropertyRule = (definition, at, { findi
     if (!isObject(group) || typeof group.name !== 'string') return;
     const first = seen.get(group.name);
     if (first === undefined) seen.set(group.name, index);
-    else findings.error('group-name-duplicate', at, `groups ${first} and ${index} are both named '${group.name}': their values would overwrite each other`, ['options', index, 'name']);
+    else findings.report('group-name-duplicate', at, `groups ${first} and ${index} are both named '${group.name}': their values would overwrite each other`, ['options', index, 'name']);
   });
 };
 
 export const checkCollectionOptions: PropertyRule = (definition, at, { findings }) => {
   if (definition.type === 'collection' && !Array.isArray(definition.options)) {
-    findings.error('options-missing', at, 'a collection needs options: the list of fields the user can add', ['options']);
+    findings.report('options-missing', at, 'a collection needs options: the list of fields the user can add', ['options']);
   }
 };

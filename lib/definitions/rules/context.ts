@@ -1,4 +1,4 @@
-/** What every rule gets: the findings, the node's method names, and the helpers to read untrusted input. */
+/** What every rule gets: the findings, the node's method names and versions, and the helpers to read untrusted input. */
 import type { Findings, Location } from '../findings.js';
 
 export interface MethodNames {
@@ -12,6 +12,10 @@ export interface RuleContext {
   findings: Findings;
   /** Present only when the node's methods are known: then names are checked against them. */
   methods: MethodNames | undefined;
+  /** The node versions the description serves, for `@version` conditions; undefined when not known. */
+  versions: readonly number[] | undefined;
+  /** The top-level definitions, for rules that read the resource and operation parameters. */
+  root: readonly unknown[];
 }
 
 /** A rule looks at one definition; it must never throw, whatever the input. */
@@ -27,6 +31,11 @@ export function typeOptionsOf(definition: Record<string, unknown>): Record<strin
 
 export function isExpression(value: unknown): boolean {
   return typeof value === 'string' && value.startsWith('=');
+}
+
+/** A top-level definition (not one inside a collection or a fixedCollection group). */
+export function isTopLevel(pointer: string): boolean {
+  return /^\/properties\/\d+$/.test(pointer);
 }
 
 export function quoteList(values: readonly unknown[], max = 8): string {

@@ -11,12 +11,12 @@ const OPERATORS = new Set<string>(CONDITION_OPERATORS);
 function checkRules(rules: unknown, at: Location, findings: Findings, where: string[]): void {
   if (rules === undefined) return;
   if (!isObject(rules)) {
-    findings.error('display-options-invalid', at, `${where.join('.')} must be an object of key → array of values`, where);
+    findings.report('display-options-invalid', at, `${where.join('.')} must be an object of key → array of values`, where);
     return;
   }
   for (const [key, values] of Object.entries(rules)) {
     if (!Array.isArray(values)) {
-      findings.error('display-options-invalid', at, `${where.join('.')}.${key} must be an array of values (got ${typeof values})`, [...where, key]);
+      findings.report('display-options-invalid', at, `${where.join('.')}.${key} must be an array of values (got ${typeof values})`, [...where, key]);
       continue;
     }
     values.forEach((entry, index) => {
@@ -24,14 +24,14 @@ function checkRules(rules: unknown, at: Location, findings: Findings, where: str
       const condition = entry._cnd;
       const operators = isObject(condition) ? Object.keys(condition) : [];
       if (!isObject(condition) || Object.keys(entry).length !== 1 || operators.length !== 1) {
-        findings.error('invalid-condition', at, `${where.join('.')}.${key}[${index}] must be a plain value or { _cnd: { <operator>: value } } with one operator`, [...where, key, index]);
+        findings.report('invalid-condition', at, `${where.join('.')}.${key}[${index}] must be a plain value or { _cnd: { <operator>: value } } with one operator`, [...where, key, index]);
         return;
       }
       const operator = operators[0] as string;
       if (!OPERATORS.has(operator)) {
-        findings.error('unknown-condition-operator', at, `${where.join('.')}.${key}[${index}] uses the unknown operator '${operator}'; use one of ${CONDITION_OPERATORS.join(', ')}`, [...where, key, index, '_cnd', operator]);
+        findings.report('unknown-condition-operator', at, `${where.join('.')}.${key}[${index}] uses the unknown operator '${operator}'; use one of ${CONDITION_OPERATORS.join(', ')}`, [...where, key, index, '_cnd', operator]);
       } else if (operator === 'between' && !(isObject(condition.between) && 'from' in condition.between && 'to' in condition.between)) {
-        findings.error('invalid-condition', at, `${where.join('.')}.${key}[${index}] between needs { from, to }`, [...where, key, index, '_cnd', 'between']);
+        findings.report('invalid-condition', at, `${where.join('.')}.${key}[${index}] between needs { from, to }`, [...where, key, index, '_cnd', 'between']);
       }
     });
   }
@@ -42,7 +42,7 @@ export const checkDisplayOptions: PropertyRule = (definition, at, { findings }) 
     const options = definition[field];
     if (options === undefined) continue;
     if (!isObject(options)) {
-      findings.error('display-options-invalid', at, `${field} must be an object with show and/or hide`, [field]);
+      findings.report('display-options-invalid', at, `${field} must be an object with show and/or hide`, [field]);
       continue;
     }
     checkRules(options.show, at, findings, [field, 'show']);

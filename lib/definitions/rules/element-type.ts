@@ -9,8 +9,8 @@ export const checkElementType: PropertyRule = (definition, at, { findings }) => 
   const { type } = definition;
   if (typeof type !== 'string' || SPEC.has(type)) return;
   if (PLATFORM.has(type)) {
-    findings.warning('platform-only-type', at, `type '${type}' is not one of the 15 element types: the platform has it, but other hosts may not render it`, ['type']);
+    findings.report('platform-only-type', at, `type '${type}' is not one of the 15 element types: the platform has it, but other hosts may not render it`, ['type']);
     return;
   }
-  findings.error('unknown-type', at, `type '${type}' is not an element type; use one of ${PROPERTY_TYPES.join(', ')}`, ['type']);
+  findings.report('unknown-type', at, `type '${type}' is not an element type; use one of ${PROPERTY_TYPES.join(', ')}`, ['type']);
 };

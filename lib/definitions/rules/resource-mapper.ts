@@ -9,31 +9,34 @@ export const checkResourceMapper: PropertyRule = (definition, at, { findings, me
   if (definition.type !== 'resourceMapper') return;
   const value = definition.default;
   const mappingMode = isObject(value) ? value.mappingMode : undefined;
-  if (!isObject(value) || (mappingMode !== 'defineBelow' && mappingMode !== 'autoMapInputData') || value.value !== null) {
-    findings.error('resource-mapper-default', at, `default must be { mappingMode: 'defineBelow' | 'autoMapInputData', value: null }; got ${describeValue(value)}`, ['default']);
+  if (!isObject(value) || (mappingMode !== 'defineBelow' && mappingMode !== 'autoMapInputData') || (value.value !== null && !isObject(value.value))) {
+    findings.report('resource-mapper-default', at, `default must be { mappingMode: 'defineBelow' | 'autoMapInputData', value: null }; got ${describeValue(value)}`, ['default']);
+  } else if (value.value !== null) {
+    // An object is a mapping the platform reads (an empty one maps nothing), but the fields are fetched later.
+    findings.report('resource-mapper-value-not-null', at, `default value ${describeValue(value.value)} works as a mapping, but the fields are only known once fetched: start with value: null`, ['default', 'value']);
   }
   const options = typeOptionsOf(definition).resourceMapper;
   if (!isObject(options)) {
-    findings.error('missing-field', at, 'typeOptions.resourceMapper is required (resourceMapperMethod and mode)', ['typeOptions', 'resourceMapper']);
+    findings.report('missing-field', at, 'typeOptions.resourceMapper is required (resourceMapperMethod and mode)', ['typeOptions', 'resourceMapper']);
     return;
   }
   const remote = typeof options.resourceMapperMethod === 'string';
   const local = typeof options.localResourceMapperMethod === 'string';
   if (remote === local) {
-    findings.error('resource-mapper-method', at, remote
+    findings.report('resource-mapper-method', at, remote
       ? 'typeOptions.resourceMapper names both resourceMapperMethod and localResourceMapperMethod; keep one'
       : 'typeOptions.resourceMapper needs resourceMapperMethod (or localResourceMapperMethod): the method that fetches the schema', ['typeOptions', 'resourceMapper']);
   }
   const method = remote ? options.resourceMapperMethod : options.localResourceMapperMethod;
   const known = remote ? methods?.resourceMapping : methods?.localResourceMapping;
   if (remote !== local && typeof method === 'string' && known !== undefined && !known.has(method)) {
-    findings.error('unknown-method', at, `'${method}' is not in the node's methods.${remote ? 'resourceMapping' : 'localResourceMapping'}`,
+    findings.report('unknown-method', at, `'${method}' is not in the node's methods.${remote ? 'resourceMapping' : 'localResourceMapping'}`,
       ['typeOptions', 'resourceMapper', remote ? 'resourceMapperMethod' : 'localResourceMapperMethod']);
   }
   if (options.multiKeyMatch === true && options.mode === 'add') {
-    findings.warning('multi-key-match-in-add', at, "multiKeyMatch only applies to 'update' and 'upsert' modes; in 'add' it does nothing", ['typeOptions', 'resourceMapper', 'multiKeyMatch']);
+    findings.report('multi-key-match-in-add', at, "multiKeyMatch only applies to 'update' and 'upsert' modes; in 'add' it does nothing", ['typeOptions', 'resourceMapper', 'multiKeyMatch']);
   }
   if (options.supportAutoMap === false && mappingMode === 'autoMapInputData') {
-    findings.warning('auto-map-default', at, "supportAutoMap: false hides the mapping mode selector and uses 'defineBelow'; the default 'autoMapInputData' is never used", ['default', 'mappingMode']);
+    findings.report('auto-map-default', at, "supportAutoMap: false hides the mapping mode selector and uses 'defineBelow'; the default 'autoMapInputData' is never used", ['default', 'mappingMode']);
   }
 };
