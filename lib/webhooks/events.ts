@@ -51,6 +51,8 @@ export type EventInput = WebhookEvent extends infer E ? (E extends WebhookEvent 
 
 export interface CallEvents {
   readonly callId: string;
+  /** Whether anyone listens: without a listener, callers skip building events at all. */
+  readonly active: boolean;
   emit(event: EventInput): void;
 }
 
@@ -58,10 +60,11 @@ const SILENT_EMIT = (): void => undefined;
 
 /** The events of one call; without a listener, a function that does nothing (no work per request). */
 export function callEvents(listener: WebhookEventListener | undefined, callId: string): CallEvents {
-  if (listener === undefined) return { callId, emit: SILENT_EMIT };
+  if (listener === undefined) return { callId, active: false, emit: SILENT_EMIT };
   const started = performance.now();
   return {
     callId,
+    active: true,
     emit(event) {
       try {
         listener({ ...event, callId, durationMs: performance.now() - started } as WebhookEvent);

@@ -200,7 +200,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
   const { webhook, params } = await matchWebhook(wiring.registry, target, method);
   state.webhook = webhook;
   if (webhook.warnings !== undefined) warnOnce(webhook.warnings, options.logger);
-  events.emit({ type: 'received', method, path: target.rawPath, workflowId: webhook.workflowId, nodeName: webhook.nodeName });
+  if (events.active) events.emit({ type: 'received', method, path: target.rawPath, workflowId: webhook.workflowId, nodeName: webhook.nodeName });
   // CORS goes on the response first: every answer from here on, errors included, must be readable by the browser.
   const cors = corsHeaders(webhook.parameters.allowedOrigins, req.headers.origin);
   for (const name in cors) addHeader(res, name, cors[name] as string);

@@ -23,11 +23,11 @@ export function contentEncoding(req: IncomingMessage): string {
 /** setTimeout's largest delay; a longer one fires at once. */
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
-const aborted = (cause?: unknown): WebhookError =>
+export const aborted = (cause?: unknown): WebhookError =>
   new WebhookError('BODY_ABORTED', 'The request body was aborted before it was complete.', { cause });
 
 /** The rest of a stalled body may never come: the answer closes the connection instead of waiting for it. */
-function stalled(ms: number): WebhookError {
+export function stalled(ms: number): WebhookError {
   return new WebhookError('BODY_TIMEOUT', `The request body stalled: no bytes arrived for ${ms} ms.`, {
     hint: 'Send the body without long pauses, or raise the middleware option bodyTimeoutMs.',
     headers: { connection: 'close' },

@@ -21,6 +21,7 @@ import { parseJsonBody } from './json.js';
 import { limitError, type PayloadLimits } from './limits.js';
 import { parseMultipart } from './multipart.js';
 import { readBody } from './read-body.js';
+import { readRequestBytes } from './request-bytes.js';
 import { TempFiles } from './temp-files.js';
 import { decodeText } from './text.js';
 import { isXmlType, parseXmlBody } from './xml.js';
@@ -62,7 +63,18 @@ type Settings = PayloadSettings & NodePayloadOptions;
 type Parsed = Omit<Payload, 'cleanup'>;
 type Kind = 'json' | 'form' | 'text' | 'xml' | 'multipart' | 'binary';
 
-const noCleanup = (): Promise<void> => Promise.resolve();
+/** The cleanup of a call without temp files (compared by identity: nothing to wait for). */
+export const noCleanup = (): Promise<void> => Promise.resolve();
+
+/** JSON, form, text and XML are read whole, then parsed; multipart and binary bodies are streamed. */
+function isWhole(kind: Kind): boolean {
+  return kind !== 'multipart' && kind !== 'binary';
+}
+
+function bodyTypeOf(req: IncomingMessage, binaryData: boolean): BodyType {
+  const contentType = parseContentType(req.headers['content-type']);
+  return { kind: binaryData ? 'binary' : kindOf(contentType.mediaType), contentType, mimeType: contentType.mediaType || 'application/octet-stream' };
+}
 
 function kindOf(mediaType: string): Kind {
   if (isJsonType(mediaType)) return 'json';
@@ -120,17 +132,32 @@ function hasBody(req: IncomingMessage): boolean {
  * `limits.bodySize` whatever its type, and its signature checked over exactly those bytes before any parser sees
  * them; they are then parsed as any body.
  */
-export async function parsePayload(
+export function parsePayload(
   req: IncomingMessage,
   shared: PayloadSettings,
   node: NodePayloadOptions,
   signature?: PendingSignature,
 ): Promise<Payload> {
-  if (signature !== undefined) return parseSigned(req, shared, node, signature);
-  const parsed = alreadyParsed(req, shared, node);
-  if (parsed !== undefined) return parsed;
-  if (!hasBody(req)) return { body: {}, cleanup: noCleanup };
-  return parseWithTempFiles(req, shared, node, undefined);
+  try {
+    if (signature !== undefined) return parseSigned(req, shared, node, signature);
+    const parsed = alreadyParsed(req, shared, node);
+    if (parsed !== undefined) return Promise.resolve(parsed);
+    if (!hasBody(req)) return Promise.resolve({ body: {}, cleanup: noCleanup });
+    const type = bodyTypeOf(req, node.binaryData);
+    if (isWhole(type.kind) && contentEncoding(req) === 'identity') return readWhole(req, shared, node, type);
+    return parseWithTempFiles(req, shared, node, undefined);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
+/** A body parsed whole, sent uncompressed: read straight into memory, with no temp files to clean up. */
+async function readWhole(req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions, type: BodyType): Promise<Payload> {
+  const { limits } = shared;
+  const tooLarge = (): WebhookError => limitError('LIMIT_BODY_SIZE', limits);
+  if (Number(req.headers['content-length'] ?? 0) > limits.bodySize) throw tooLarge();
+  const bytes = await readRequestBytes(req, limits.bodySize, tooLarge, shared.bodyTimeoutMs);
+  return { ...fromBytes(bytes, type, { limits, rawBody: node.rawBody }), cleanup: noCleanup };
 }
 
 async function parseWithTempFiles(req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions, bytes: Buffer | undefined): Promise<Payload> {
@@ -191,11 +218,9 @@ function parseBuffered(kind: Kind, bytes: Buffer, contentType: ContentType, limi
 /** Parses the request body, streamed from the request, or from `bytes` a signed call was read into. */
 async function parseBody(req: IncomingMessage, settings: Settings, tempFiles: TempFiles, bytes: Buffer | undefined): Promise<Parsed> {
   const { limits } = settings;
-  const contentType = parseContentType(req.headers['content-type']);
-  const kind = settings.binaryData ? 'binary' : kindOf(contentType.mediaType);
-  const mimeType = contentType.mediaType || 'application/octet-stream';
-  const type = { kind, contentType, mimeType };
-  const buffered = kind !== 'multipart' && kind !== 'binary';
+  const type = bodyTypeOf(req, settings.binaryData);
+  const { kind } = type;
+  const buffered = isWhole(kind);
   if (bytes !== undefined) return buffered ? fromBytes(bytes, type, settings) : parseStream(req, Readable.from([bytes]), type, settings, tempFiles);
   const declared = Number(req.headers['content-length'] ?? 0);
   if (contentEncoding(req) === 'identity' && declared > (buffered ? limits.bodySize : kind === 'binary' ? limits.binarySize : Infinity)) {
@@ -219,7 +244,7 @@ interface BodyType {
 }
 
 /** A buffered kind (JSON, form, text, XML) from its bytes, with the raw bytes beside it for a rawBody node. */
-function fromBytes(bytes: Buffer, { kind, contentType, mimeType }: BodyType, settings: Settings): Parsed {
+function fromBytes(bytes: Buffer, { kind, contentType, mimeType }: BodyType, settings: Pick<Settings, 'limits' | 'rawBody'>): Parsed {
   const body = parseBuffered(kind, bytes, contentType, settings.limits);
   return settings.rawBody ? { body, binary: { data: rawBinary(mimeType, bytes) } } : { body };
 }

@@ -28,6 +28,18 @@ export function writeSuccess(call: Pick<Call, 'res' | 'parameters' | 'headerPoli
   return writeResponse(call.res, finalizeResponse(call.parameters, plan, call.headerPolicy));
 }
 
+/** onReceived answers every call of a webhook alike: its plan is built and finalized once, then only written. */
+const receivedPlans = new WeakMap<ResolvedWebhookParameters, { policy: HeaderPolicy; plan: ResponsePlan }>();
+
+function receivedPlan(parameters: ResolvedWebhookParameters, policy: HeaderPolicy): ResponsePlan {
+  const cached = receivedPlans.get(parameters);
+  if (cached?.policy === policy) return cached.plan;
+  const plan = finalizeResponse(parameters, buildReceivedResponse(parameters), policy);
+  Object.freeze(plan.headers);
+  receivedPlans.set(parameters, { policy, plan });
+  return plan;
+}
+
 function onTimeout(call: Call): (error: WebhookError) => void {
   return (error) => {
     call.responder.close();
@@ -61,7 +73,8 @@ async function answer(call: Call, execution: Promise<ExecutionResult>): Promise<
   if (parameters.responseMode === 'onReceived') {
     // The workflow runs on; its failure was reported by execute().
     execution.catch(() => undefined);
-    await writeSuccess(call, buildReceivedResponse(parameters));
+    const written = writeResponse(call.res, receivedPlan(parameters, call.headerPolicy));
+    if (written !== undefined) await written;
     return;
   }
   if (parameters.responseMode === 'lastNode') {

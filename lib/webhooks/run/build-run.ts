@@ -41,7 +41,8 @@ export function buildTriggerItem(parts: RunParts): Item {
 
 export function buildRun(parts: RunParts): WebhookRun {
   const { webhook } = parts.match;
-  const run = {
+  const signal = parts.signal;
+  return {
     workflowId: webhook.workflowId,
     workflowName: webhook.workflowName,
     nodeName: webhook.nodeName,
@@ -50,10 +51,12 @@ export function buildRun(parts: RunParts): WebhookRun {
     outputIndex: webhook.outputIndex,
     items: [buildTriggerItem(parts)],
     respond: parts.respond,
+    // A getter: most workflows never look at the signal, and an AbortController per call is not free.
+    get signal() {
+      return signal();
+    },
     callId: parts.callId,
-  };
-  // A getter: most workflows never look at the signal, and an AbortController per call is not free.
-  return Object.defineProperty(run, 'signal', { get: parts.signal, enumerable: true }) as WebhookRun;
+  } as WebhookRun;
 }
 
 /** The entry a header list holds for the outermost of `hops` trusted proxies (each proxy appends its own). */

@@ -9,6 +9,7 @@ import { WebhookError } from '../errors.js';
 import type { CallEvents } from '../events.js';
 import type { RegisteredWebhook } from '../registry/contract.js';
 import type { InFlight, TrackedCall } from './in-flight.js';
+import { noCleanup } from '../payload/index.js';
 
 export interface CallState extends TrackedCall {
   callId: string;
@@ -87,7 +88,7 @@ function progress(state: CallState): void {
   if (!state.closed) return;
   if (state.runOver && !state.responded) {
     state.responded = true;
-    state.events.emit({ type: 'responded', status: state.status, completed: state.completed });
+    if (state.events.active) state.events.emit({ type: 'responded', status: state.status, completed: state.completed });
   }
   if (state.runOver && state.filesGone) state.inFlight.remove(state);
 }
@@ -136,6 +137,9 @@ export function cleanupOf(payload: { cleanup(): Promise<void> }): () => Promise<
 export function afterRun(settled: Promise<void>, state: CallState, payload: { cleanup(): Promise<void> }): void {
   void settled.then(() => {
     endRun(state);
-    return payload.cleanup();
-  }).then(() => endFiles(state));
+    // Most calls have no temp files: no second step for them.
+    if (payload.cleanup === noCleanup) endFiles(state);
+    else return payload.cleanup().then(() => endFiles(state));
+    return undefined;
+  });
 }

@@ -37,14 +37,18 @@ export function checkResult(result: unknown): ExecutionResult {
   return { items: items as Item[], hints: hints as ExecutionHint[] };
 }
 
-export async function executeWorkflow(executor: WebhookExecutor, run: WebhookRun): Promise<ExecutionResult> {
-  let result: unknown;
+const failed = (cause: unknown): WebhookError => new WebhookError('WORKFLOW_FAILED', 'Error in workflow', { cause });
+
+/** Runs the executor: a throw, a rejection and a malformed result all reject with one WebhookError. */
+export function executeWorkflow(executor: WebhookExecutor, run: WebhookRun): Promise<ExecutionResult> {
+  let result: ExecutionResult | Promise<ExecutionResult>;
   try {
-    result = await executor(run);
+    result = executor(run);
   } catch (error) {
-    throw new WebhookError('WORKFLOW_FAILED', 'Error in workflow', { cause: error });
+    return Promise.reject(failed(error));
   }
-  return checkResult(result);
+  // One promise whether the executor answered at once or later.
+  return Promise.resolve(result).then(checkResult, (error: unknown) => { throw failed(error); });
 }
 
 /** Who hears how a run ended. */
@@ -61,9 +65,9 @@ export interface ExecutionReporting {
 export function reportedExecution(execution: ExecutionReporting): Promise<ExecutionResult> {
   const { run, events } = execution;
   const where = { workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode };
-  events.emit({ type: 'started', ...where });
+  if (events.active) events.emit({ type: 'started', ...where });
   return executeWorkflow(execution.executor, run).then((result) => {
-    events.emit({ type: 'executed', ...where, items: result.items.length });
+    if (events.active) events.emit({ type: 'executed', ...where, items: result.items.length });
     execution.onSettled?.({ output: result });
     return result;
   }, (thrown: unknown) => {

@@ -1,0 +1,56 @@
+/**
+ * An uncompressed body read straight from the request into memory, for the bodies that are parsed whole (JSON,
+ * form, text, XML): no stream between the socket and the parser, which is most of what a small call costs. The
+ * same rules as the streamed path: cut off at the limit at once, a body that sends nothing for `bodyTimeoutMs` is a
+ * 408, a caller that hangs up is a 400, and after a failure the rest of the body is drained so the answer can go out.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { WebhookError } from '../errors.js';
+import { aborted, stalled } from './body-stream.js';
+
+/** setTimeout's largest delay; a longer one fires at once. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
+
+export function readRequestBytes(req: IncomingMessage, limit: number, tooLarge: () => WebhookError, timeoutMs: number): Promise<Buffer> {
+  // Earlier stages are async: a caller may have gone while they ran, and a destroyed request emits nothing more.
+  if (req.destroyed && !req.readableEnded) return Promise.reject(aborted());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let lastByte = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+
+    const detach = (): void => {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    };
+    const fail = (error: WebhookError): void => {
+      detach();
+      // The rest of the body is read and dropped: the error answer can then go out on this connection.
+      req.resume();
+      reject(error);
+    };
+    const onData = (chunk: Buffer): void => {
+      lastByte = Date.now();
+      size += chunk.length;
+      if (size > limit) fail(tooLarge());
+      else chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      detach();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error): void => fail(aborted(error));
+    const onClose = (): void => {
+      if (!req.complete) fail(aborted());
+    };
+    // One timer per call, re-armed only when it fires: no timer churn for every chunk.
+    const watch = (): void => {
+      const idle = Date.now() - lastByte;
+      if (idle < timeoutMs) timer = setTimeout(watch, Math.min(timeoutMs - idle, MAX_DELAY_MS));
+      else fail(stalled(timeoutMs));
+    };
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+    timer = setTimeout(watch, Math.min(timeoutMs, MAX_DELAY_MS));
+  });
+}
