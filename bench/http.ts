@@ -85,7 +85,7 @@ async function compare(contenders: Contender[], load: Load, baseline: string, se
   return lines.join('\n');
 }
 
-function multipartFile(dir: string): { file: string; type: string } {
+export function multipartFile(dir: string): { file: string; type: string } {
   const boundary = 'bench7f3a';
   const file = join(dir, 'upload.body');
   writeFileSync(file, Buffer.concat([

@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- <name>]`: runs the benchmarks and prints Markdown tables. Never part of `npm test`.
- * Names: json, scale, form, multipart (HTTP, autocannon), signed (signature verification), registry, definitions,
- * upload (1 GiB), redis (starts its own redis-server).
+ * Names: speed (the side-by-side table against bare node:http, Express and Node-RED), json, scale, form, multipart
+ * (HTTP, autocannon), signed (signature verification), registry, definitions, upload (1 GiB), redis (starts its own
+ * redis-server).
  */
 import { cpus, totalmem } from 'node:os';
 import { benchDefinitions } from './definitions.js';
@@ -9,6 +10,7 @@ import { benchHttp } from './http.js';
 import { benchRedis } from './redis.js';
 import { benchRegistryLookup } from './registry-lookup.js';
 import { benchSigned } from './signed.js';
+import { benchSpeed } from './speed.js';
 import { benchUpload } from './upload.js';
 
 const only = process.argv[2];
@@ -18,6 +20,10 @@ const write = (text: string): boolean => process.stdout.write(text);
 
 write(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB; ` +
   `autocannon ${settings.connections} connections, ${settings.seconds} s × ${settings.rounds} rounds per contender\n\n`);
+if (wants('speed')) {
+  const speed = { seconds: Number(process.env.BENCH_SECONDS ?? 10), warmup: Number(process.env.BENCH_WARMUP ?? 3), rounds: settings.rounds, connections: 10 };
+  write(`## Side by side: the limit, Express, Node-RED and this middleware\n\n${await benchSpeed(speed)}\n\n`);
+}
 if (only === undefined || ['json', 'scale', 'form', 'multipart'].includes(only)) write(`## HTTP\n\n${await benchHttp(settings, only)}\n\n`);
 if (wants('signed')) write(`## Signed webhooks (one server, the same call unsigned and signed)\n\n${await benchSigned(settings)}\n\n`);
 if (wants('registry')) write(`## Registry look-up (in process)\n\n${await benchRegistryLookup()}\n\n`);

@@ -1,0 +1,86 @@
+/**
+ * One contender of the side-by-side speed table (bench/speed.ts), in its own process: argv `<family> <kind>` with
+ * family `node` (parses the body and answers, the limit), `express` (an Express 5 route with express.json(),
+ * express.urlencoded() or busboy), `middleware` (this middleware in Express 5) or `mwnode` (this middleware on
+ * node:http), and kind `json`, `form` or `multipart`. It imports the package by name, so the runner decides whether
+ * that is the built package (as hosts run it) or the sources. Reports `{ type: 'ready', port }` over IPC.
+ */
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parse as parseQueryString } from 'node:querystring';
+import busboy from 'busboy';
+import express from 'express';
+import { createWebhookMiddleware, MemoryWebhookRegistry } from 'workflow-webhooks';
+
+const [family = 'node', kind = 'json'] = process.argv.slice(2);
+const STARTED = JSON.stringify({ message: 'Workflow was started' });
+
+function answer(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(STARTED) });
+  res.end(STARTED);
+}
+
+/** The limit: read the body, parse it as the kind says, answer; nothing else. */
+function bareNode(): RequestListener {
+  if (kind === 'multipart') {
+    return (req, res) => {
+      const parser = busboy({ headers: req.headers });
+      parser.on('field', () => undefined);
+      parser.on('file', (_name, file) => {
+        const chunks: Buffer[] = [];
+        file.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => Buffer.concat(chunks));
+      });
+      parser.on('close', () => answer(res));
+      req.pipe(parser);
+    };
+  }
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (kind === 'json') JSON.parse(text);
+      else parseQueryString(text);
+      answer(res);
+    });
+  };
+}
+
+function bareExpress(): RequestListener {
+  const app = express();
+  if (kind === 'json') app.post('/webhook/:path', express.json(), (_req, res) => { res.json({ message: 'Workflow was started' }); });
+  if (kind === 'form') app.post('/webhook/:path', express.urlencoded({ extended: false }), (_req, res) => { res.json({ message: 'Workflow was started' }); });
+  if (kind === 'multipart') {
+    app.post('/webhook/:path', (req, res) => {
+      const parser = busboy({ headers: req.headers });
+      parser.on('file', (_name, file) => {
+        const chunks: Buffer[] = [];
+        file.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => Buffer.concat(chunks));
+      });
+      parser.on('close', () => { res.json({ message: 'Workflow was started' }); });
+      req.pipe(parser);
+    });
+  }
+  return app;
+}
+
+async function withMiddleware(bare: boolean): Promise<RequestListener> {
+  const registry = new MemoryWebhookRegistry();
+  await registry.activate({ workflowId: 'hook', nodes: [{ name: 'Webhook', parameters: { path: 'hook', httpMethod: 'POST' } }] });
+  const output = { items: [{ json: { ok: true } }] };
+  const middleware = createWebhookMiddleware(registry, () => output);
+  if (bare) return (req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); });
+  const app = express();
+  app.use(middleware);
+  return app;
+}
+
+const listener = family === 'node' ? bareNode() : family === 'express' ? bareExpress() : await withMiddleware(family === 'mwnode');
+const server = createServer(listener);
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1', () => process.send?.({ type: 'ready', port: (server.address() as AddressInfo).port }));
+process.on('message', (message: { type?: string }) => {
+  if (message.type === 'stop') server.close(() => process.exit(0));
+});
+process.on('SIGINT', () => process.exit(0));
+process.on('disconnect', () => process.exit(1));

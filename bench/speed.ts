@@ -1,0 +1,148 @@
+/**
+ * The side-by-side speed table: the same small JSON, urlencoded form and 100 KiB multipart calls to every
+ * contender, each server in its own process pinned to one core and autocannon (10 connections) on the other,
+ * a warm-up, then rounds that alternate contenders; medians and the ratios the goals are stated in. The middleware
+ * runs from the built package, as hosts run it (built first when the sources are newer).
+ */
+import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median, multipartFile, stop, type Load } from './http.js';
+import { nodeRedDir } from './node-red.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
+const KINDS = ['json', 'form', 'multipart'] as const;
+type Kind = (typeof KINDS)[number];
+
+interface Contender { label: string; server: string; args: string[]; env?: Record<string, string> }
+export interface SpeedSettings { seconds: number; warmup: number; rounds: number; connections: number }
+
+const canPin = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+
+function newest(dir: string): number {
+  return Math.max(...readdirSync(dir, { withFileTypes: true }).map((entry) =>
+    (entry.isDirectory() ? newest(join(dir, entry.name)) : statSync(join(dir, entry.name)).mtimeMs)));
+}
+
+/** The contenders import the package by name without the source condition: dist/, rebuilt when stale. */
+function ensureBuild(): void {
+  const built = join(ROOT, 'dist', 'index.js');
+  let fresh = false;
+  try {
+    fresh = statSync(built).mtimeMs >= newest(join(ROOT, 'lib'));
+  } catch {
+    fresh = false;
+  }
+  if (!fresh && spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error('npm run build failed');
+}
+
+async function start(contender: Contender): Promise<{ child: ChildProcess; port: number }> {
+  const child = fork(fileURLToPath(new URL(`./servers/${contender.server}`, import.meta.url)), contender.args, {
+    execArgv: ['--import', 'tsx'], env: { ...process.env, ...contender.env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (message: { port: number }) => resolve(message.port));
+    child.once('exit', (code) => reject(new Error(`${contender.label} exited with ${String(code)}`)));
+  });
+  if (canPin && child.pid !== undefined) spawnSync('taskset', ['-pc', '0', String(child.pid)], { stdio: 'ignore' });
+  return { child, port };
+}
+
+function load(port: number, what: Load, seconds: number, connections: number): Promise<number> {
+  const args = [AUTOCANNON, '-j', '-c', String(connections), '-d', String(seconds), '-m', 'POST'];
+  for (const [name, value] of Object.entries(what.headers)) args.push('-H', `${name}=${value}`);
+  if (typeof what.body === 'string') args.push('-b', what.body);
+  else args.push('-i', what.body.file);
+  args.push(`http://127.0.0.1:${port}${what.path}`);
+  const [command, commandArgs] = canPin ? ['taskset', ['-c', '1', process.execPath, ...args]] : [process.execPath, args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command as string, commandArgs as string[], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+    child.on('exit', () => {
+      try {
+        const result = JSON.parse(out) as { requests: { average: number }; non2xx: number; errors: number };
+        if (result.non2xx > 0 || result.errors > 0) reject(new Error(`${what.path}: ${result.non2xx} non-2xx answers, ${result.errors} errors`));
+        else resolve(result.requests.average);
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  });
+}
+
+function loads(dir: string): Record<Kind, Load> {
+  const upload = multipartFile(dir);
+  return {
+    json: { path: '/webhook/hook', headers: { 'content-type': 'application/json' }, body: '{"order":1234,"items":[{"sku":"tea","qty":2}],"customer":{"name":"Ada"}}' },
+    form: { path: '/webhook/hook', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=Ada+Lovelace&email=ada%40example.com&tags=a&tags=b&note=hello+world' },
+    multipart: { path: '/webhook/hook', headers: { 'content-type': upload.type }, body: { file: upload.file } },
+  };
+}
+
+function contenders(kind: Kind, nodeRed: { dir: string } | { notRun: string }): Contender[] {
+  const list: Contender[] = [
+    { label: 'node:http that only parses the body and answers (the limit)', server: 'speed-server.ts', args: ['node', kind] },
+    { label: 'Express 5 route with express.json()/urlencoded()/busboy', server: 'speed-server.ts', args: ['express', kind] },
+    { label: 'this middleware in Express 5 (onReceived)', server: 'speed-server.ts', args: ['middleware', kind] },
+    { label: 'this middleware on node:http (onReceived)', server: 'speed-server.ts', args: ['mwnode', kind] },
+  ];
+  if ('dir' in nodeRed) {
+    list.push({ label: 'Node-RED 4.1 `http in` → `http response`, embedded in Express 4', server: 'node-red-server.ts', args: [kind], env: { NODE_RED_DIR: join(nodeRed.dir, 'node_modules', 'node-red') } });
+  }
+  return list;
+}
+
+const fmt = (n: number): string => Math.round(n).toLocaleString('en');
+
+export async function benchSpeed(settings: SpeedSettings): Promise<string> {
+  ensureBuild();
+  const nodeRed = nodeRedDir();
+  const dir = mkdtempSync(join(tmpdir(), 'ww-speed-'));
+  const results = new Map<string, Partial<Record<Kind, number>>>();
+  try {
+    const bodies = loads(dir);
+    for (const kind of KINDS) {
+      const running = [];
+      for (const contender of contenders(kind, nodeRed)) running.push({ contender, ...(await start(contender)) });
+      const samples = new Map<string, number[]>(running.map(({ contender }) => [contender.label, []]));
+      try {
+        for (const { port } of running) await load(port, bodies[kind], settings.warmup, settings.connections);
+        for (let round = 0; round < settings.rounds; round += 1) {
+          for (const { contender, port } of running) samples.get(contender.label)?.push(await load(port, bodies[kind], settings.seconds, settings.connections));
+        }
+      } finally {
+        await Promise.all(running.map(({ child }) => stop(child)));
+      }
+      for (const [label, list] of samples) results.set(label, { ...results.get(label), [kind]: median(list) });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return report(results, nodeRed, settings);
+}
+
+function report(results: Map<string, Partial<Record<Kind, number>>>, nodeRed: { dir: string } | { notRun: string }, settings: SpeedSettings): string {
+  const row = (fragment: string): Partial<Record<Kind, number>> => [...results].find(([label]) => label.includes(fragment))?.[1] ?? {};
+  const [limit, route, inExpress, onNode, red] = [row('the limit'), row('Express 5 route'), row('middleware in Express'), row('middleware on node'), row('Node-RED')];
+  const lines = [`${canPin ? 'Servers pinned to core 0, autocannon to core 1' : 'Not pinned (no taskset)'}; ${settings.connections} connections, `
+    + `${settings.warmup} s warm-up, ${settings.rounds} rounds × ${settings.seconds} s, medians.`, '',
+  '| contender | small JSON | urlencoded form | 100 KiB multipart |', '|---|---:|---:|---:|'];
+  for (const [label, values] of results) lines.push(`| ${label} | ${KINDS.map((kind) => fmt(values[kind] ?? 0)).join(' | ')} |`);
+  if ('notRun' in nodeRed) lines.push(`| Node-RED 4.1 | not run: ${nodeRed.notRun} | | |`);
+  const ratio = (a: number | undefined, b: number | undefined): string => (a === undefined || b === undefined ? '—' : (a / b).toFixed(2));
+  const goal = (label: string, over: Partial<Record<Kind, number>>, of: Partial<Record<Kind, number>>, targets: Record<Kind, number>): string =>
+    `| ${label} | ${KINDS.map((kind) => {
+      const value = ratio(over[kind], of[kind]);
+      return `${value}× (goal ≥ ${targets[kind]}${value === '—' ? '' : Number(value) >= targets[kind] ? ', met' : ', not met'})`;
+    }).join(' | ')} |`;
+  lines.push('', '| ratio | small JSON | urlencoded form | 100 KiB multipart |', '|---|---|---|---|',
+    goal('middleware in Express 5 ÷ Express 5 route', inExpress, route, { json: 1, form: 1, multipart: 1 }),
+    goal('middleware in Express 5 ÷ Node-RED', inExpress, red, { json: 1.1, form: 1.1, multipart: 1.1 }),
+    goal('middleware on node:http ÷ the limit', onNode, limit, { json: 0.6, form: 0.6, multipart: 0.8 }));
+  return lines.join('\n');
+}
