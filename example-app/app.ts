@@ -7,6 +7,7 @@ import express from 'express';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookRegistry, type WorkflowWebhooks } from 'workflow-webhooks';
 import { createExecutor, type Step } from './executor.js';
 import { addEditorRoutes } from './editor.js';
+import { addEditorPage } from './editor/index.js';
 import { addLongWork } from './long-work.js';
 
 interface Order { id: number; item: string; status: string }
@@ -101,14 +102,31 @@ export async function createOrdersApp(options: OrdersAppOptions = {}): Promise<e
     known.set(workflow.workflowId, workflow);
   }
 
+  // Known but left inactive: it wants the address of Order intake, so activating it in /editor shows the conflict.
+  known.set('order-intake-v2', {
+    workflowId: 'order-intake-v2',
+    workflowName: 'Order intake v2',
+    nodes: [{ name: 'Webhook', parameters: { path: 'orders', httpMethod: 'POST', responseMode: 'lastNode' } }],
+  });
+  steps.set('order-intake-v2', [{ type: 'editFields', keepOnlySet: true, fields: { received: '{{body.item}}' } }]);
+
   // A draft the editor tests before anyone activates it: only its test address ever listens.
-  const drafts = new Map([['signup', {
+  const drafts = new Map<string, WorkflowWebhooks>([['signup', {
     workflowId: 'signup',
     workflowName: 'Signup (draft)',
     nodes: [{ name: 'Webhook', parameters: { path: 'signup', httpMethod: 'POST' as const, responseMode: 'lastNode' as const } }],
   }]]);
   steps.set('signup', [{ type: 'editFields', keepOnlySet: true, fields: { welcome: 'Welcome, {{body.name}}!' } }]);
+  // The draft /editor opens with: the node's defaults with both methods allowed (GET and POST), answering at once.
+  drafts.set('inbox', {
+    workflowId: 'inbox',
+    workflowName: 'Inbox (draft)',
+    nodes: [{ name: 'Webhook', parameters: { path: 'inbox', multipleMethods: true, httpMethod: ['GET', 'POST'] } }],
+  });
+  steps.set('inbox', [{ type: 'editFields', keepOnlySet: true, fields: { handledBy: 'the inbox draft' } }]);
   addEditorRoutes(app, registry, { drafts, workflows: known });
+  // The editor page a user of this backend sees: /editor and /editor/preview.
+  addEditorPage(app, registry, { drafts, workflows: known }, { webhookMount: '/api/automation', startWith: 'inbox' });
 
   // The webhooks' OpenAPI document at /api/automation/openapi.json, for the teams that call them.
   app.use('/api/automation', createWebhookMiddleware(registry, createExecutor(steps), {

@@ -55,6 +55,9 @@ const server = app.listen(port, '127.0.0.1', (error) => {
   process.stdout.write([
     `Orders API with workflow webhooks on http://127.0.0.1:${port}`,
     '',
+    `Editor page (workflows, the Webhook node's form, Listen for test event): http://127.0.0.1:${port}/editor`,
+    `Definitions preview (any node description rendered and linted):          http://127.0.0.1:${port}/editor/preview`,
+    '',
     'Try:',
     `  curl '${base}/hello?name=Ada'`,
     `  curl -X POST ${base}/orders -H 'content-type: application/json' -d '{"item":"Tea"}'`,

@@ -82,7 +82,7 @@ export const WEBHOOK_NODE_DESCRIPTION = {
       ],
     },
     {
-      displayName: 'Respond', name: 'responseMode', type: 'options', default: 'onReceived', noDataExpression: true,
+      displayName: 'Response Mode', name: 'responseMode', type: 'options', default: 'onReceived', noDataExpression: true,
       options: [
         { name: 'Immediately', value: 'onReceived', description: 'As soon as the call arrives' },
         { name: 'When Last Node Finishes', value: 'lastNode', description: 'With the data of the last node executed' },

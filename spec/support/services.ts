@@ -1,5 +1,5 @@
 /**
- * Real servers the specs need (redis-server; Chromium later): found on PATH, installed with apt-get on a Debian
+ * Real servers the specs need (redis-server, Chromium): found on PATH, installed with apt-get on a Debian
  * machine where we are root, or else named as missing. A missing service never makes a silent green: its specs are
  * listed as NOT RUN at the end of the run, and with REQUIRE_SERVICES=1 (as .ci/run sets) the run fails instead.
  */
@@ -13,7 +13,12 @@ export interface Service {
   debianPackage: string;
 }
 
-const notRun: string[] = [];
+/**
+ * One list for the whole run, on globalThis: mocha's root hooks load this file through require, while specs may
+ * reach it through import, and the two are separate module instances.
+ */
+const NOT_RUN = Symbol.for('workflow-webhooks.specs.notRun');
+const notRun: string[] = ((globalThis as Record<symbol, unknown>)[NOT_RUN] ??= []) as string[];
 
 function onPath(binary: string): string | undefined {
   const found = spawnSync('sh', ['-c', `command -v ${binary}`], { encoding: 'utf8' });
