@@ -130,7 +130,10 @@ function serveCall(req: IncomingMessage, res: ServerResponse, next: (err?: unkno
   const events = callEvents(options.onEvent, callId);
   const state = newCallState(callId, events, context.inFlight);
   watchClose(res, state);
-  handleCall(req, res, target, { ...context, events, state }).catch((thrown: unknown) => {
+  const wiring: Wiring = {
+    registry: context.registry, executor: context.executor, options, shared: context.shared, inFlight: context.inFlight, events, state,
+  };
+  handleCall(req, res, target, wiring).catch((thrown: unknown) => {
     const error = toWebhookError(thrown);
     if (!state.executing) {
       endRun(state);
@@ -256,12 +259,13 @@ function writerOf(res: ServerResponse, parameters: RegisteredWebhook['parameters
 /** Where a workflow failure goes: the host's onWorkflowError, else the logger, saying whether the caller was told. */
 function reporter(wiring: Wiring, webhook: RegisteredWebhook, target: RequestTarget): (error: WebhookError) => void {
   const { options, state } = wiring;
-  const context = { workflowId: webhook.workflowId, nodeName: webhook.nodeName, mode: target.kind, webhook, callId: state.callId };
   return (error) => {
     state.reported = true;
     const wasAnswered = answered(state);
     if (options.onWorkflowError !== undefined) {
-      options.onWorkflowError(error, { ...context, answered: wasAnswered });
+      options.onWorkflowError(error, {
+        workflowId: webhook.workflowId, nodeName: webhook.nodeName, mode: target.kind, webhook, callId: state.callId, answered: wasAnswered,
+      });
       return;
     }
     options.logger.error({ callId: state.callId, err: errorFields(error), workflowId: webhook.workflowId, nodeName: webhook.nodeName, mode: target.kind },

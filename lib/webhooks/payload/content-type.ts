@@ -17,8 +17,27 @@ const MEDIA_TYPE = /^[!#$%&'*+.^\w`|~-]+\/[!#$%&'*+.^\w`|~-]+$/;
 
 const NONE: ContentType = Object.freeze({ mediaType: '', charset: undefined, parameters: Object.freeze(Object.create(null) as Record<string, string>) });
 
+/**
+ * Callers send a handful of distinct headers (`application/json`, a form, `text/plain; charset=utf-8`): each is
+ * parsed once. The cache is bounded, and its entries frozen, since every call that sent the header shares them.
+ */
+const parsedHeaders = new Map<string, ContentType>();
+const MAX_CACHED = 256;
+
 export function parseContentType(header: string | undefined): ContentType {
   if (header === undefined) return NONE;
+  let parsed = parsedHeaders.get(header);
+  if (parsed === undefined) {
+    parsed = readContentType(header);
+    // A multipart boundary is new with every call: caching it would only push the others out.
+    if (header.includes('boundary')) return parsed;
+    if (parsedHeaders.size >= MAX_CACHED) parsedHeaders.delete(parsedHeaders.keys().next().value as string);
+    parsedHeaders.set(header, parsed);
+  }
+  return parsed;
+}
+
+function readContentType(header: string): ContentType {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(header);
@@ -29,11 +48,11 @@ export function parseContentType(header: string | undefined): ContentType {
   const { type } = parsed;
   // Copied into an object without any prototype, so that a `__proto__` parameter is a plain key and reaches nothing.
   const parameters = Object.assign(Object.create(null) as Record<string, string>, parsed.parameters);
-  return {
+  return Object.freeze({
     mediaType: MEDIA_TYPE.test(type) ? type : '',
     charset: parameters.charset?.toLowerCase(),
-    parameters,
-  };
+    parameters: Object.freeze(parameters),
+  });
 }
 
 /** `application/json` and every `*\/*+json` type (the known platform drops the latter; its users complain). */

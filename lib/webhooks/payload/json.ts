@@ -4,7 +4,8 @@ import { decodeText } from './text.js';
 
 export function parseJsonBody(bytes: Buffer, charset: string | undefined): unknown {
   const text = decodeText(bytes, charset);
-  if (text.trim() === '') return {};
+  // An empty body (or only white space) is no body; checked without copying a body that starts with its content.
+  if (text.length === 0 || (/^\s/.test(text) && text.trim() === '')) return {};
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

@@ -8,8 +8,42 @@ import type { IncomingMessage } from 'node:http';
 import type { WebhookError } from '../errors.js';
 import { aborted, stalled } from './body-stream.js';
 
-/** setTimeout's largest delay; a longer one fires at once. */
-const MAX_DELAY_MS = 2 ** 31 - 1;
+/** A body being read: when its last byte came, and how to end it. */
+interface Reading {
+  lastByte: number;
+  stall(): void;
+}
+
+/**
+ * One sweep per timeout length, shared by every body being read, instead of a timer per call: every quarter of the
+ * timeout (at most a second), so a stall is answered within a quarter of the timeout after it is due. It stops at
+ * the first tick that finds nothing being read (not at once, so that back-to-back calls do not restart it).
+ */
+const sweeps = new Map<number, { readings: Set<Reading>; timer: NodeJS.Timeout }>();
+
+function watch(timeoutMs: number, reading: Reading): () => void {
+  let sweep = sweeps.get(timeoutMs);
+  if (sweep === undefined) {
+    const readings = new Set<Reading>();
+    const timer = setInterval(() => {
+      if (readings.size === 0) {
+        clearInterval(timer);
+        sweeps.delete(timeoutMs);
+        return;
+      }
+      const now = Date.now();
+      for (const each of readings) if (now - each.lastByte >= timeoutMs) each.stall();
+    }, Math.max(10, Math.min(1000, timeoutMs / 4)));
+    timer.unref();
+    sweep = { readings, timer };
+    sweeps.set(timeoutMs, sweep);
+  }
+  const { readings } = sweep;
+  readings.add(reading);
+  return () => {
+    readings.delete(reading);
+  };
+}
 
 export function readRequestBytes(req: IncomingMessage, limit: number, tooLarge: () => WebhookError, timeoutMs: number): Promise<Buffer> {
   // Earlier stages are async: a caller may have gone while they ran, and a destroyed request emits nothing more.
@@ -17,11 +51,11 @@ export function readRequestBytes(req: IncomingMessage, limit: number, tooLarge: 
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let lastByte = Date.now();
-    let timer: NodeJS.Timeout | undefined;
+    const reading: Reading = { lastByte: Date.now(), stall: () => fail(stalled(timeoutMs)) };
+    const unwatch = watch(timeoutMs, reading);
 
     const detach = (): void => {
-      clearTimeout(timer);
+      unwatch();
       req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
     };
     const fail = (error: WebhookError): void => {
@@ -31,7 +65,7 @@ export function readRequestBytes(req: IncomingMessage, limit: number, tooLarge: 
       reject(error);
     };
     const onData = (chunk: Buffer): void => {
-      lastByte = Date.now();
+      reading.lastByte = Date.now();
       size += chunk.length;
       if (size > limit) fail(tooLarge());
       else chunks.push(chunk);
@@ -44,13 +78,6 @@ export function readRequestBytes(req: IncomingMessage, limit: number, tooLarge: 
     const onClose = (): void => {
       if (!req.complete) fail(aborted());
     };
-    // One timer per call, re-armed only when it fires: no timer churn for every chunk.
-    const watch = (): void => {
-      const idle = Date.now() - lastByte;
-      if (idle < timeoutMs) timer = setTimeout(watch, Math.min(timeoutMs - idle, MAX_DELAY_MS));
-      else fail(stalled(timeoutMs));
-    };
     req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
-    timer = setTimeout(watch, Math.min(timeoutMs, MAX_DELAY_MS));
   });
 }

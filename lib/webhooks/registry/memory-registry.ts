@@ -42,7 +42,12 @@ export class MemoryWebhookRegistry implements WebhookRegistry {
   }
 
   lookup(kind: WebhookKind, method: string, path: string): Promise<WebhookLookup> {
-    return settle(() => (kind === 'production' ? this.#production.lookup(method, path) : this.#tests.lookup(method, path)));
+    // Without settle()'s closure: this runs for every call.
+    try {
+      return Promise.resolve(kind === 'production' ? this.#production.lookup(method, path) : this.#tests.lookup(method, path));
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
   }
 
   listenForTest(workflow: WorkflowWebhooks, options?: TestListenOptions): Promise<TestListenHandle> {

@@ -5,7 +5,7 @@
 import { WebhookError } from '../errors.js';
 import type { RequestTarget } from './target.js';
 import type { HttpMethod } from '../types.js';
-import type { NotListeningReason, RegisteredWebhook, WebhookRegistry } from '../registry/contract.js';
+import type { NotListeningReason, RegisteredWebhook, WebhookLookup, WebhookRegistry } from '../registry/contract.js';
 
 export interface WebhookMatch {
   webhook: RegisteredWebhook;
@@ -51,13 +51,17 @@ const PRODUCTION_HINT =
   'The workflow must be active for a production URL to run successfully. Activate the workflow, then try again. ' +
   'Production calls are not shown in the editor, only in the workflow\'s executions.';
 
-export async function matchWebhook(
-  registry: WebhookRegistry,
-  target: RequestTarget,
-  method: string,
-): Promise<WebhookMatch> {
-  const lookup = await registry.lookup(target.kind, method, target.rawPath);
-  if (lookup.found) return { webhook: lookup.webhook, params: lookup.params };
+export function matchWebhook(registry: WebhookRegistry, target: RequestTarget, method: string): Promise<WebhookMatch> {
+  try {
+    return registry.lookup(target.kind, method, target.rawPath).then((lookup) => matchOf(lookup, target, method));
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
+/** A found webhook is its own match (it has `webhook` and `params`); else the error that says why not. */
+function matchOf(lookup: WebhookLookup, target: RequestTarget, method: string): WebhookMatch {
+  if (lookup.found) return lookup;
   if (lookup.methods.length > 0) throw new MethodNotAllowedError(method, lookup.methods);
   if (target.kind === 'test') throw notListening(method, target.rawPath, lookup.reason);
   const shown = target.rawPath.replace(/\/+$/, '');

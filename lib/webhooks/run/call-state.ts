@@ -52,7 +52,8 @@ export function newCallState(callId: string, events: CallEvents, inFlight: InFli
  */
 export function watchClose(res: ServerResponse, state: CallState): void {
   state.res = res;
-  res.once('close', () => {
+  // `on`, not `once`: a response closes once, and once's wrapper costs every call.
+  res.on('close', () => {
     state.res = undefined;
     state.closed = true;
     state.status = res.headersSent ? res.statusCode : undefined;
