@@ -109,7 +109,9 @@ class Relay extends Readable {
   };
 
   constructor(req: IncomingMessage) {
-    super();
+    // Object mode hands each chunk on as the socket gave it: in byte mode, a reader that takes what is buffered gets
+    // the chunks concatenated, a copy of every upload. Two chunks buffered, then the request waits.
+    super({ objectMode: true, highWaterMark: 2 });
     this.#req = req;
     req.on('data', this.#onData).once('end', this.#onEnd);
   }

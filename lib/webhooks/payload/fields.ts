@@ -4,10 +4,12 @@
  */
 export type Fields = Record<string, string | string[]>;
 
-// defineProperty, not assignment: `fields['__proto__'] = v` would replace the object's prototype.
+// Plain assignment, except for `__proto__`: `fields['__proto__'] = v` would replace the object's prototype.
 export function addField(fields: Fields, name: string, value: string): void {
   if (!Object.hasOwn(fields, name)) {
-    defineOwn(fields, name, value);
+    // Assignment is safe for every name but __proto__, and much cheaper than defineProperty.
+    if (name === '__proto__') defineOwn(fields, name, value);
+    else fields[name] = value;
     return;
   }
   const current = fields[name] as string | string[];

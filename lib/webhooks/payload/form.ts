@@ -7,6 +7,8 @@ import { addField, type Fields } from './fields.js';
 import { decodeText } from './text.js';
 
 function decodeComponent(text: string): string {
+  // Most names and values need no decoding at all.
+  if (!text.includes('%') && !text.includes('+')) return text;
   const spaced = text.replace(/\+/g, ' ');
   try {
     return decodeURIComponent(spaced);

@@ -157,7 +157,10 @@ async function readWhole(req: IncomingMessage, shared: PayloadSettings, node: No
   const tooLarge = (): WebhookError => limitError('LIMIT_BODY_SIZE', limits);
   if (Number(req.headers['content-length'] ?? 0) > limits.bodySize) throw tooLarge();
   const bytes = await readRequestBytes(req, limits.bodySize, tooLarge, shared.bodyTimeoutMs);
-  return { ...fromBytes(bytes, type, { limits, rawBody: node.rawBody }), cleanup: noCleanup };
+  // fromBytes made a fresh object: completed in place rather than copied.
+  const payload = fromBytes(bytes, type, { limits, rawBody: node.rawBody }) as Payload;
+  payload.cleanup = noCleanup;
+  return payload;
 }
 
 async function parseWithTempFiles(req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions, bytes: Buffer | undefined): Promise<Payload> {
