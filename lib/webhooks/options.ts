@@ -14,6 +14,7 @@ import type { RequestLimits } from './request/limits.js';
 import type { WebhookKind } from './types.js';
 import { safeLogger, STDERR_LOGGER, type WebhookLogger } from './logger.js';
 import { OPEN_HEADER_POLICY, type HeaderPolicy } from './response/finalize.js';
+import { isHeaderName } from './registry/node-options.js';
 import type { RegisteredWebhook } from './registry/contract.js';
 import { fail, group, positiveInteger, prefix, publicUrl } from './option-checks.js';
 import { resolveOpenApiRoute, type OpenApiRouteOptions, type ResolvedOpenApiRoute } from './describe/settings.js';
@@ -223,14 +224,14 @@ function duration(name: string, value: unknown, fallback: number, offAllowed: bo
 
 function requestIdHeader(value: unknown): string {
   if (value === undefined) return 'x-request-id';
-  if (typeof value !== 'string' || !/^[!#$%&'*+.^\w`|~-]+$/.test(value)) fail('requestIdHeader', 'a header name', value);
+  if (!isHeaderName(value)) fail('requestIdHeader', 'a header name', value);
   return value.toLowerCase();
 }
 
 /** The host's forbidden response headers, lower-cased; each one dropped is logged the first time. */
 function resolveHeaderPolicy(value: unknown, logger: WebhookLogger): HeaderPolicy {
   if (value === undefined) return OPEN_HEADER_POLICY;
-  if (!Array.isArray(value) || value.some((name) => typeof name !== 'string' || !/^[!#$%&'*+.^\w`|~-]+$/.test(name))) {
+  if (!Array.isArray(value) || !value.every(isHeaderName)) {
     fail('forbiddenResponseHeaders', 'an array of header names', value);
   }
   const forbidden = new Set((value as string[]).map((name) => name.toLowerCase()));

@@ -29,6 +29,22 @@ export type Authentication = (typeof AUTHENTICATIONS)[number];
 export const SIGNATURE_SCHEMES = ['standardWebhooks', 'github', 'stripe', 'slack', 'shopify', 'custom'] as const;
 export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
 
+/** The headers a known sender puts on a signed call: its signature, and the timestamp and message id it signs. */
+export interface SignatureHeaders {
+  signature: string;
+  timestamp?: string;
+  id?: string;
+}
+
+/** Each known sender's headers, read by the signature check and described in the OpenAPI document alike. */
+export const SIGNATURE_HEADERS = {
+  standardWebhooks: { signature: 'webhook-signature', timestamp: 'webhook-timestamp', id: 'webhook-id' },
+  github: { signature: 'X-Hub-Signature-256' },
+  stripe: { signature: 'Stripe-Signature' },
+  slack: { signature: 'X-Slack-Signature', timestamp: 'X-Slack-Request-Timestamp' },
+  shopify: { signature: 'X-Shopify-Hmac-Sha256' },
+} as const satisfies Record<Exclude<SignatureScheme, 'custom'>, SignatureHeaders>;
+
 /** What the run learns about a verified signed call, on its trigger item as `json.signature`. */
 export interface VerifiedSignature {
   scheme: SignatureScheme;

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { createOrdersApp } from '../../example-app/app.js';
 import { buildEditorPage } from '../../example-app/editor/build.js';
-import { findService, type Service } from './services.js';
+import { findService, markNotRun, type Service } from './services.js';
 
 export const CHROMIUM: Service = { binary: 'chromium', debianPackage: 'chromium' };
 
@@ -57,4 +57,34 @@ export async function startEditorApp(): Promise<EditorApp> {
       server.close(() => resolve());
     }),
   };
+}
+
+/** What a browser spec drives: Chromium and the example app, started once for the describe block. */
+export interface ChromiumSession {
+  browser: Browser;
+  app: EditorApp;
+}
+
+/**
+ * A describe block of browser specs: Chromium and the editor app are started before it and closed after it; on a
+ * machine without Chromium the block is listed as NOT RUN instead (a failure under REQUIRE_SERVICES=1).
+ */
+export function describeInChromium(title: string, timeoutMs: number, specs: (session: ChromiumSession) => void): void {
+  const executable = chromiumPath();
+  if (executable === undefined) {
+    markNotRun(title, CHROMIUM);
+    return;
+  }
+  describe(title, function () {
+    this.timeout(timeoutMs);
+    const session = {} as ChromiumSession;
+    before(async () => {
+      [session.browser, session.app] = await Promise.all([launchChromium(executable), startEditorApp()]);
+    });
+    after(async () => {
+      await session.browser?.close();
+      await session.app?.close();
+    });
+    specs(session);
+  });
 }

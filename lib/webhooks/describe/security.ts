@@ -5,7 +5,8 @@
  * scheme are read from what it returns, never a secret; without it a scheme says that its header name stands in.
  */
 import type { RegisteredWebhook } from '../registry/contract.js';
-import type { Authentication, SignatureScheme } from '../types.js';
+import { SIGNATURE_HEADERS, type Authentication, type SignatureHeaders, type SignatureScheme } from '../types.js';
+import { isHeaderName } from '../registry/node-options.js';
 
 /** The host's credentials resolver, as the middleware takes it; describing calls it once per node. */
 export type CredentialLookup = (request: {
@@ -34,27 +35,22 @@ const NO_SECURITY: NodeSecurity = { scheme: undefined, headers: [], challenges: 
 /** Stands in for a header whose name only the credential knows. */
 const PLACEHOLDER = { headerAuth: 'X-Webhook-Auth', signatureAuth: 'X-Webhook-Signature' } as const;
 
-/** How each sender signs: the signature header, the other headers it needs, and what it holds. */
-const SENDERS: Record<Exclude<SignatureScheme, 'custom'>, { header: string; others: string[]; holds: string }> = {
-  standardWebhooks: {
-    header: 'webhook-signature',
-    others: ['webhook-id', 'webhook-timestamp'],
-    holds: '`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64 after `whsec_` (Standard Webhooks)',
-  },
-  github: { header: 'X-Hub-Signature-256', others: [], holds: '`sha256=` and the hex HMAC-SHA256 of the body (GitHub)' },
-  stripe: { header: 'Stripe-Signature', others: [], holds: '`t=<unix seconds>,v1=` and the hex HMAC-SHA256 of `<t>.<body>` (Stripe)' },
-  slack: {
-    header: 'X-Slack-Signature',
-    others: ['X-Slack-Request-Timestamp'],
-    holds: '`v0=` and the hex HMAC-SHA256 of `v0:<X-Slack-Request-Timestamp>:<body>` (Slack)',
-  },
-  shopify: { header: 'X-Shopify-Hmac-Sha256', others: [], holds: 'the base64 HMAC-SHA256 of the body (Shopify)' },
+/** What each known sender's signature holds; its headers come from SIGNATURE_HEADERS, which the check reads too. */
+const HOLDS: Record<Exclude<SignatureScheme, 'custom'>, string> = {
+  standardWebhooks: '`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64 after `whsec_` (Standard Webhooks)',
+  github: '`sha256=` and the hex HMAC-SHA256 of the body (GitHub)',
+  stripe: '`t=<unix seconds>,v1=` and the hex HMAC-SHA256 of `<t>.<body>` (Stripe)',
+  slack: '`v0=` and the hex HMAC-SHA256 of `v0:<X-Slack-Request-Timestamp>:<body>` (Slack)',
+  shopify: 'the base64 HMAC-SHA256 of the body (Shopify)',
 };
 
-const TOKEN = /^[!#$%&'*+.^\w`|~-]+$/;
+function senderOf(scheme: Exclude<SignatureScheme, 'custom'>): { header: string; others: string[]; holds: string } {
+  const sent: SignatureHeaders = SIGNATURE_HEADERS[scheme];
+  return { header: sent.signature, others: [sent.id, sent.timestamp].filter((name) => name !== undefined), holds: HOLDS[scheme] };
+}
 
 function headerName(value: unknown): string | undefined {
-  return typeof value === 'string' && TOKEN.test(value) ? value : undefined;
+  return isHeaderName(value) ? value : undefined;
 }
 
 /** The node's credential as the resolver gives it; a resolver that fails or has none leaves the scheme generic. */
@@ -136,8 +132,8 @@ export class SecuritySchemes {
 
   #signature(credential: Record<string, unknown> | undefined): NodeSecurity {
     const scheme = credential?.scheme;
-    if (typeof scheme === 'string' && Object.hasOwn(SENDERS, scheme)) {
-      const sender = SENDERS[scheme as keyof typeof SENDERS];
+    if (typeof scheme === 'string' && Object.hasOwn(SIGNATURE_HEADERS, scheme)) {
+      const sender = senderOf(scheme as Exclude<SignatureScheme, 'custom'>);
       return this.#add(`signatureAuth_${scheme}`, {
         type: 'apiKey', in: 'header', name: sender.header,
         description: `A signature of this call's body with the node's secret, not a key to send as is: ${sender.holds}. `

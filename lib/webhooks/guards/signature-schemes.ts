@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { WebhookError } from '../errors.js';
-import type { SignatureScheme } from '../types.js';
+import { SIGNATURE_HEADERS as SENT, type SignatureScheme } from '../types.js';
 
 /** The credential of a node with `authentication: 'signatureAuth'`, returned by the host's `credentials` resolver. */
 export interface SignatureAuthCredential {
@@ -64,7 +64,7 @@ function header(req: IncomingMessage, name: string): string | undefined {
 
 function required(req: IncomingMessage, name: string): string {
   const value = header(req, name);
-  if (value === undefined) throw new MissingSignature(name);
+  if (value === undefined) throw new MissingSignature(name.toLowerCase());
   return value;
 }
 
@@ -95,49 +95,50 @@ function standardKey(secret: string): Buffer {
 }
 
 function standardWebhooks(req: IncomingMessage): SignatureClaim {
-  const id = required(req, 'webhook-id');
-  const timestamp = required(req, 'webhook-timestamp');
-  const list = required(req, 'webhook-signature');
+  const sent = SENT.standardWebhooks;
+  const id = required(req, sent.id);
+  const timestamp = required(req, sent.timestamp);
+  const list = required(req, sent.signature);
   // Space-separated `v1,<base64>` entries; other versions (v1a: asymmetric) are not ours to check.
-  const signatures = list.split(/\s+/).filter((entry) => entry.startsWith('v1,')).map((entry) => decode(entry.slice(3), 'base64', 'webhook-signature header'));
-  if (signatures.length === 0) throw malformed('webhook-signature header');
+  const signatures = list.split(/\s+/).filter((entry) => entry.startsWith('v1,')).map((entry) => decode(entry.slice(3), 'base64', `${sent.signature} header`));
+  if (signatures.length === 0) throw malformed(`${sent.signature} header`);
   return {
-    scheme: 'standardWebhooks', header: 'webhook-signature', algorithm: 'sha256', signatures,
-    timestamp: unixSeconds(timestamp, 'webhook-timestamp header'), messageId: id,
+    scheme: 'standardWebhooks', header: sent.signature, algorithm: 'sha256', signatures,
+    timestamp: unixSeconds(timestamp, `${sent.timestamp} header`), messageId: id,
     signedContent: (body) => joined(`${id}.${timestamp}.`, body),
     keyOf: standardKey,
   };
 }
 
 function github(req: IncomingMessage): SignatureClaim {
-  const value = required(req, 'x-hub-signature-256');
+  const value = required(req, SENT.github.signature);
   if (!value.startsWith('sha256=')) throw malformed('X-Hub-Signature-256 header');
   return {
-    scheme: 'github', header: 'x-hub-signature-256', algorithm: 'sha256',
+    scheme: 'github', header: SENT.github.signature.toLowerCase(), algorithm: 'sha256',
     signatures: [decode(value.slice(7), 'hex', 'X-Hub-Signature-256 header')],
     signedContent: (body) => body, keyOf: utf8Key,
   };
 }
 
 function stripe(req: IncomingMessage): SignatureClaim {
-  const value = required(req, 'stripe-signature');
+  const value = required(req, SENT.stripe.signature);
   const pairs = value.split(',').map((pair) => pair.trim().split('=') as [string, string | undefined]);
   const t = pairs.find(([key]) => key === 't')?.[1];
   const signatures = pairs.filter(([key]) => key === 'v1').map(([, text]) => decode(text ?? '', 'hex', 'Stripe-Signature header'));
   if (t === undefined || signatures.length === 0) throw malformed('Stripe-Signature header');
   return {
-    scheme: 'stripe', header: 'stripe-signature', algorithm: 'sha256', signatures,
+    scheme: 'stripe', header: SENT.stripe.signature.toLowerCase(), algorithm: 'sha256', signatures,
     timestamp: unixSeconds(t, 'Stripe-Signature timestamp'),
     signedContent: (body) => joined(`${t}.`, body), keyOf: utf8Key,
   };
 }
 
 function slack(req: IncomingMessage): SignatureClaim {
-  const value = required(req, 'x-slack-signature');
-  const timestamp = required(req, 'x-slack-request-timestamp');
+  const value = required(req, SENT.slack.signature);
+  const timestamp = required(req, SENT.slack.timestamp);
   if (!value.startsWith('v0=')) throw malformed('X-Slack-Signature header');
   return {
-    scheme: 'slack', header: 'x-slack-signature', algorithm: 'sha256',
+    scheme: 'slack', header: SENT.slack.signature.toLowerCase(), algorithm: 'sha256',
     signatures: [decode(value.slice(3), 'hex', 'X-Slack-Signature header')],
     timestamp: unixSeconds(timestamp, 'X-Slack-Request-Timestamp header'),
     signedContent: (body) => joined(`v0:${timestamp}:`, body), keyOf: utf8Key,
@@ -146,8 +147,8 @@ function slack(req: IncomingMessage): SignatureClaim {
 
 function shopify(req: IncomingMessage): SignatureClaim {
   return {
-    scheme: 'shopify', header: 'x-shopify-hmac-sha256', algorithm: 'sha256',
-    signatures: [decode(required(req, 'x-shopify-hmac-sha256'), 'base64', 'X-Shopify-Hmac-Sha256 header')],
+    scheme: 'shopify', header: SENT.shopify.signature.toLowerCase(), algorithm: 'sha256',
+    signatures: [decode(required(req, SENT.shopify.signature), 'base64', `${SENT.shopify.signature} header`)],
     signedContent: (body) => body, keyOf: utf8Key,
   };
 }

@@ -8,6 +8,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { WebhookError } from '../errors.js';
 import type { ReplayMemory } from '../registry/message-ids.js';
+import { isHeaderName } from '../registry/node-options.js';
 import { SIGNATURE_SCHEMES, type VerifiedSignature } from '../types.js';
 import { MissingSignature, readSignatureClaim, type SignatureAuthCredential, type SignatureClaim } from './signature-schemes.js';
 
@@ -23,7 +24,6 @@ export interface SignatureContext {
 }
 
 const DEFAULT_TOLERANCE_SECONDS = 300;
-const TOKEN = /^[!#$%&'*+.^\w`|~-]+$/;
 
 function notConfigured(message: string): WebhookError {
   return new WebhookError('AUTH_NOT_CONFIGURED', `The signature credential ${message}`);
@@ -51,14 +51,14 @@ function checkCredential(credential: SignatureAuthCredential): void {
     throw notConfigured(`has the scheme ${JSON.stringify(credential.scheme)}; use one of ${SIGNATURE_SCHEMES.join(', ')}.`);
   }
   if (credential.scheme !== 'custom') return;
-  if (typeof credential.header !== 'string' || !TOKEN.test(credential.header)) throw notConfigured('(custom) needs the header that carries the signature.');
+  if (!isHeaderName(credential.header)) throw notConfigured('(custom) needs the header that carries the signature.');
   if (credential.algorithm !== undefined && !['sha1', 'sha256', 'sha512'].includes(credential.algorithm)) {
     throw notConfigured('(custom) has an algorithm other than sha1, sha256 or sha512.');
   }
   if (credential.encoding !== undefined && credential.encoding !== 'hex' && credential.encoding !== 'base64') {
     throw notConfigured('(custom) has an encoding other than hex or base64.');
   }
-  if (credential.timestampHeader !== undefined && !TOKEN.test(credential.timestampHeader)) {
+  if (credential.timestampHeader !== undefined && !isHeaderName(credential.timestampHeader)) {
     throw notConfigured('(custom) has a timestampHeader that is not a header name.');
   }
 }

@@ -144,21 +144,40 @@ export function parsePayload(
     if (parsed !== undefined) return Promise.resolve(parsed);
     if (!hasBody(req)) return Promise.resolve({ body: {}, cleanup: noCleanup });
     const type = bodyTypeOf(req, node.binaryData);
-    if (isWhole(type.kind) && contentEncoding(req) === 'identity') return readWhole(req, shared, node, type);
+    if (isWhole(type.kind)) return parseWhole(req, shared, node, type);
     return parseWithTempFiles(req, shared, node, undefined);
   } catch (error) {
     return Promise.reject(error as Error);
   }
 }
 
-/** A body parsed whole, sent uncompressed: read straight into memory, with no temp files to clean up. */
-async function readWhole(req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions, type: BodyType): Promise<Payload> {
+/**
+ * A whole body in memory, held to `limits.bodySize` (inflated bytes count): an uncompressed one read straight from
+ * the request, a compressed one through the inflating body stream.
+ */
+async function readWholeBody(req: IncomingMessage, shared: PayloadSettings): Promise<Buffer> {
   const { limits } = shared;
   const tooLarge = (): WebhookError => limitError('LIMIT_BODY_SIZE', limits);
-  if (Number(req.headers['content-length'] ?? 0) > limits.bodySize) throw tooLarge();
-  const bytes = await readRequestBytes(req, limits.bodySize, tooLarge, shared.bodyTimeoutMs);
+  if (contentEncoding(req) === 'identity') {
+    if (Number(req.headers['content-length'] ?? 0) > limits.bodySize) throw tooLarge();
+    return readRequestBytes(req, limits.bodySize, tooLarge, shared.bodyTimeoutMs);
+  }
+  const source = openBodyStream(req, shared.bodyTimeoutMs);
+  let failed = true;
+  try {
+    const bytes = await readBody(source.stream, limits.bodySize, tooLarge);
+    failed = false;
+    return bytes;
+  } finally {
+    source.close(failed);
+  }
+}
+
+/** A body parsed whole (JSON, form, text, XML): no temp files to clean up. */
+async function parseWhole(req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions, type: BodyType): Promise<Payload> {
+  const bytes = await readWholeBody(req, shared);
   // fromBytes made a fresh object: completed in place rather than copied.
-  const payload = fromBytes(bytes, type, { limits, rawBody: node.rawBody }) as Payload;
+  const payload = fromBytes(bytes, type, { limits: shared.limits, rawBody: node.rawBody }) as Payload;
   payload.cleanup = noCleanup;
   return payload;
 }
@@ -189,21 +208,7 @@ async function parseSigned(req: IncomingMessage, shared: PayloadSettings, node: 
     const parsed = alreadyParsed(req, shared, node) as Payload;
     return { ...parsed, signature: verified };
   }
-  const { limits } = shared;
-  let bytes: Buffer = Buffer.alloc(0);
-  if (hasBody(req)) {
-    if (contentEncoding(req) === 'identity' && Number(req.headers['content-length'] ?? 0) > limits.bodySize) {
-      throw limitError('LIMIT_BODY_SIZE', limits);
-    }
-    const source = openBodyStream(req, shared.bodyTimeoutMs);
-    let failed = true;
-    try {
-      bytes = await readBody(source.stream, limits.bodySize, () => limitError('LIMIT_BODY_SIZE', limits));
-      failed = false;
-    } finally {
-      source.close(failed);
-    }
-  }
+  const bytes = hasBody(req) ? await readWholeBody(req, shared) : Buffer.alloc(0);
   const verified = await signature.verify(bytes);
   const payload = bytes.length === 0 ? { body: {}, cleanup: noCleanup } : await parseWithTempFiles(req, shared, node, bytes);
   return { ...payload, signature: verified };
@@ -222,12 +227,11 @@ function parseBuffered(kind: Kind, bytes: Buffer, contentType: ContentType, limi
 async function parseBody(req: IncomingMessage, settings: Settings, tempFiles: TempFiles, bytes: Buffer | undefined): Promise<Parsed> {
   const { limits } = settings;
   const type = bodyTypeOf(req, settings.binaryData);
-  const { kind } = type;
-  const buffered = isWhole(kind);
-  if (bytes !== undefined) return buffered ? fromBytes(bytes, type, settings) : parseStream(req, Readable.from([bytes]), type, settings, tempFiles);
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (contentEncoding(req) === 'identity' && declared > (buffered ? limits.bodySize : kind === 'binary' ? limits.binarySize : Infinity)) {
-    throw limitError(buffered ? 'LIMIT_BODY_SIZE' : 'LIMIT_BINARY_SIZE', limits);
+  // JSON, form, text and XML reach this only as a signed call's bytes; parseWhole reads the others.
+  if (isWhole(type.kind)) return fromBytes(bytes ?? Buffer.alloc(0), type, settings);
+  if (bytes !== undefined) return parseStream(req, Readable.from([bytes]), type, settings, tempFiles);
+  if (contentEncoding(req) === 'identity' && type.kind === 'binary' && Number(req.headers['content-length'] ?? 0) > limits.binarySize) {
+    throw limitError('LIMIT_BINARY_SIZE', limits);
   }
   const source = openBodyStream(req, settings.bodyTimeoutMs);
   let failed = true;
@@ -254,10 +258,7 @@ function fromBytes(bytes: Buffer, { kind, contentType, mimeType }: BodyType, set
 
 async function parseStream(req: IncomingMessage, stream: Readable, type: BodyType, settings: Settings, tempFiles: TempFiles): Promise<Parsed> {
   const { limits } = settings;
-  const { kind, contentType, mimeType } = type;
-  if (kind !== 'multipart' && kind !== 'binary') {
-    return fromBytes(await readBody(stream, limits.bodySize, () => limitError('LIMIT_BODY_SIZE', limits)), type, settings);
-  }
+  const { kind, mimeType } = type;
   const sink = { budget: new MemoryBudget(settings.memoryThreshold), tempFiles };
   if (kind === 'binary') {
     const binary = await collectBinaryBody(req.headers, mimeType, stream, {

@@ -47,6 +47,16 @@ export function parseAllowedOrigins(value: unknown): AllowedOrigins | undefined 
 
 const TOKEN = /^[!#$%&'*+.^\w`|~-]+$/;
 const SAFE_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** An HTTP header name (an RFC 9110 token): every check of a header name in the library is this one. */
+export function isHeaderName(value: unknown): value is string {
+  return typeof value === 'string' && TOKEN.test(value);
+}
+
+/** A header value that cannot split the header (no CR, LF or other control characters). */
+export function isHeaderValue(value: unknown): value is string {
+  return typeof value === 'string' && SAFE_VALUE.test(value);
+}
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and framing: the server owns them. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection',
   'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length']);
@@ -81,10 +91,10 @@ export function resolveResponseHeaders(nodeName: string, value: unknown): Resolv
   const headers: ResponseHeaders = {};
   const dropped: string[] = [];
   for (const [rawName, rawValue] of pairsOf(value as HeaderEntries)) {
-    if (typeof rawName !== 'string' || !TOKEN.test(rawName.trim())) throw invalid(`has an invalid header name ${JSON.stringify(rawName)}.`);
+    if (typeof rawName !== 'string' || !isHeaderName(rawName.trim())) throw invalid(`has an invalid header name ${JSON.stringify(rawName)}.`);
     const name = rawName.trim().toLowerCase();
     const headerValue = typeof rawValue === 'number' ? String(rawValue) : rawValue;
-    if (typeof headerValue !== 'string' || !SAFE_VALUE.test(headerValue)) {
+    if (!isHeaderValue(headerValue)) {
       throw invalid(`has an invalid value for "${name}" (line breaks and control characters are not allowed).`);
     }
     if (HOP_BY_HOP.has(name)) throw invalid(`may not set "${name}": the server manages it.`);

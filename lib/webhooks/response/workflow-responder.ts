@@ -3,11 +3,10 @@
  * "Respond to Webhook" node. The first response wins; a later one is ignored and reported, never sent.
  */
 import { WebhookError } from '../errors.js';
+import { isHeaderName, isHeaderValue } from '../registry/node-options.js';
 import { jsonResponse, type ResponsePlan } from './build-plan.js';
 import type { WorkflowResponse } from '../types.js';
 
-const HEADER_NAME = /^[!#$%&'*+.^\w`|~-]+$/;
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 function invalid(message: string): WebhookError {
   return new WebhookError('WORKFLOW_INVALID_RESPONSE', message);
@@ -20,7 +19,7 @@ export function buildWorkflowResponse(response: WorkflowResponse): ResponsePlan 
   if (!Number.isInteger(status) || status < 100 || status > 599) throw invalid(`respond() got the status ${String(status)}; use 100 to 599.`);
   const checked: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (!HEADER_NAME.test(name) || typeof value !== 'string' || !HEADER_VALUE.test(value)) {
+    if (!isHeaderName(name) || !isHeaderValue(value)) {
       throw invalid(`respond() got an invalid header "${name}".`);
     }
     checked[name.toLowerCase()] = value;

@@ -113,6 +113,23 @@ for (const host of HOSTS) {
       expect(runs).to.have.length(1);
     });
 
+    it('reports every refusal as a rejected event with its own code, and runs nothing', async () => {
+      const headers = await signedHeaders('standardWebhooks', BODY);
+      await post('standardWebhooks', headers).expect(200);
+      await post('standardWebhooks', headers).expect(409);
+      await post('standardWebhooks', {}).expect(401);
+      await post('standardWebhooks', await signedHeaders('standardWebhooks', BODY, { at: Math.floor(Date.now() / 1000) - 3600 })).expect(403);
+      await post('standardWebhooks', headers, '{}').expect(403);
+      const rejected = events.flatMap((event) => (event.type === 'rejected' ? [[event.code, event.status, event.workflowId]] : []));
+      expect(rejected).to.deep.equal([
+        ['SIGNATURE_REPLAYED', 409, 'standardWebhooks'],
+        ['SIGNATURE_MISSING', 401, 'standardWebhooks'],
+        ['SIGNATURE_EXPIRED', 403, 'standardWebhooks'],
+        ['SIGNATURE_INVALID', 403, 'standardWebhooks'],
+      ]);
+      expect(runs).to.have.length(1);
+    });
+
     it('does not let a forged call use up a message id', async () => {
       const headers = await signedHeaders('standardWebhooks', BODY, { messageId: 'msg_forged' });
       await post('standardWebhooks', headers, '{"forged":true}').expect(403);

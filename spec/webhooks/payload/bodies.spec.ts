@@ -183,7 +183,8 @@ for (const host of HOSTS) {
         await request(app).post(URL_PATH).set('content-type', 'application/json').send('{ "a" : 1 }').expect(200);
         expect(item()?.json.body).to.deep.equal({ a: 1 });
         expect(item()?.binary?.data?.data?.toString()).to.equal('{ "a" : 1 }');
-        expect(item()?.binary?.data?.mimeType).to.equal('application/json');
+        expect(item()?.binary?.data).to.deep.include({ mimeType: 'application/json', fileExtension: 'json', fileType: 'json', bytes: 11, fileSize: '11 B' });
+        expect(item()?.binary?.data?.fileName).to.match(/^[0-9a-f-]{36}$/);
       });
 
       it('keeps the raw multipart bytes as data and numbers a file that would take the name', async () => {
