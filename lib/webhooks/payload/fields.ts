@@ -4,12 +4,9 @@
  */
 export type Fields = Record<string, string | string[]>;
 
-// Plain assignment, except for `__proto__`: `fields['__proto__'] = v` would replace the object's prototype.
 export function addField(fields: Fields, name: string, value: string): void {
   if (!Object.hasOwn(fields, name)) {
-    // Assignment is safe for every name but __proto__, and much cheaper than defineProperty.
-    if (name === '__proto__') defineOwn(fields, name, value);
-    else fields[name] = value;
+    setOwn(fields, name, value);
     return;
   }
   const current = fields[name] as string | string[];
@@ -17,7 +14,17 @@ export function addField(fields: Fields, name: string, value: string): void {
   else fields[name] = [current, value];
 }
 
+/**
+ * Sets an own enumerable key of a plain object, whatever its name. Plain assignment, except for `__proto__`:
+ * `target['__proto__'] = v` would replace the object's prototype. Assignment is safe for every other name, and
+ * much cheaper than defineProperty.
+ */
+export function setOwn(target: object, name: string, value: unknown): void {
+  if (name === '__proto__') defineOwn(target, name, value);
+  else (target as Record<string, unknown>)[name] = value;
+}
+
 /** Sets an own enumerable key, whatever its name. */
-export function defineOwn(target: object, name: string, value: unknown): void {
+function defineOwn(target: object, name: string, value: unknown): void {
   Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
 }

@@ -5,7 +5,7 @@
  */
 import type { BinaryData } from '../types.js';
 import { describeBinary } from './binary-meta.js';
-import { defineOwn } from './fields.js';
+import { setOwn } from './fields.js';
 
 export interface UploadedFile {
   field: string | undefined;
@@ -36,7 +36,7 @@ export function nameUploadedFiles(
     const number = seen.get(stem) ?? 0;
     seen.set(stem, number + 1);
     const numbered = binaryPropertyName !== undefined || stem === '' || (counts.get(stem) ?? 0) > 1 || reserved.has(stem);
-    defineOwn(binary, numbered ? `${stem || 'data'}${number}` : stem, toBinary(file));
+    setOwn(binary, numbered ? `${stem || 'data'}${number}` : stem, toBinary(file));
   });
   return binary;
 }

@@ -29,6 +29,8 @@ export interface SinkSettings {
   tooLarge: () => WebhookError;
   budget: MemoryBudget;
   tempFiles: TempFiles;
+  /** Told of every chunk's size as it arrives (a limit shared by several files). */
+  onBytes?: (bytes: number) => void;
 }
 
 export interface CollectedFile {
@@ -108,6 +110,8 @@ export function collectFile(stream: Readable, settings: SinkSettings): Promise<C
         fail(settings.tooLarge());
         return;
       }
+      settings.onBytes?.(chunk.length);
+      if (failure !== undefined) return;
       if (mode === 'disk') {
         if ((file as WriteStream).write(chunk) === false) stream.pause();
         return;

@@ -12,14 +12,14 @@ import type { BinaryData, VerifiedSignature } from '../types.js';
 import type { WebhookLogger } from '../logger.js';
 import { collectBinaryBody } from './binary.js';
 import { describeBinary } from './binary-meta.js';
-import { contentEncoding, openBodyStream } from './body-stream.js';
+import { aborted, contentEncoding, openBodyStream } from './body-stream.js';
 import { isJsonType, parseContentType, type ContentType } from './content-type.js';
-import { defineOwn } from './fields.js';
+import { setOwn } from './fields.js';
 import { collectFile, MemoryBudget } from './file-sink.js';
 import { parseFormBody } from './form.js';
 import { parseJsonBody } from './json.js';
 import { limitError, type PayloadLimits } from './limits.js';
-import { parseMultipart } from './multipart.js';
+import { parseMultipart, type MultipartSettings } from './multipart.js';
 import { readBody } from './read-body.js';
 import { readRequestBytes } from './request-bytes.js';
 import { TempFiles } from './temp-files.js';
@@ -145,7 +145,7 @@ export function parsePayload(
     if (!hasBody(req)) return Promise.resolve({ body: {}, cleanup: noCleanup });
     const type = bodyTypeOf(req, node.binaryData);
     if (isWhole(type.kind)) return parseWhole(req, shared, node, type);
-    return parseWithTempFiles(req, shared, node, undefined);
+    return parseWithTempFiles(req, shared, node, type, undefined);
   } catch (error) {
     return Promise.reject(error as Error);
   }
@@ -182,13 +182,15 @@ async function parseWhole(req: IncomingMessage, shared: PayloadSettings, node: N
   return payload;
 }
 
-async function parseWithTempFiles(req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions, bytes: Buffer | undefined): Promise<Payload> {
+async function parseWithTempFiles(
+  req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions, type: BodyType, bytes: Buffer | undefined,
+): Promise<Payload> {
   const tempFiles = new TempFiles(shared.tempDir);
   try {
-    const result = await parseBody(req, {
-      ...shared, rawBody: node.rawBody, binaryData: node.binaryData, binaryPropertyName: node.binaryPropertyName,
-    }, tempFiles, bytes);
-    return { ...result, cleanup: () => tempFiles.removeAll() };
+    // parseBody made a fresh object: completed in place rather than copied.
+    const payload = await parseBody(req, shared, node, type, tempFiles, bytes) as Payload;
+    payload.cleanup = () => tempFiles.removeAll();
+    return payload;
   } catch (error) {
     await tempFiles.removeAll();
     throw error;
@@ -210,7 +212,7 @@ async function parseSigned(req: IncomingMessage, shared: PayloadSettings, node: 
   }
   const bytes = hasBody(req) ? await readWholeBody(req, shared) : Buffer.alloc(0);
   const verified = await signature.verify(bytes);
-  const payload = bytes.length === 0 ? { body: {}, cleanup: noCleanup } : await parseWithTempFiles(req, shared, node, bytes);
+  const payload = bytes.length === 0 ? { body: {}, cleanup: noCleanup } : await parseWithTempFiles(req, shared, node, bodyTypeOf(req, node.binaryData), bytes);
   return { ...payload, signature: verified };
 }
 
@@ -224,19 +226,26 @@ function parseBuffered(kind: Kind, bytes: Buffer, contentType: ContentType, limi
 }
 
 /** Parses the request body, streamed from the request, or from `bytes` a signed call was read into. */
-async function parseBody(req: IncomingMessage, settings: Settings, tempFiles: TempFiles, bytes: Buffer | undefined): Promise<Parsed> {
-  const { limits } = settings;
-  const type = bodyTypeOf(req, settings.binaryData);
+async function parseBody(
+  req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions, type: BodyType, tempFiles: TempFiles, bytes: Buffer | undefined,
+): Promise<Parsed> {
+  const { limits } = shared;
   // JSON, form, text and XML reach this only as a signed call's bytes; parseWhole reads the others.
-  if (isWhole(type.kind)) return fromBytes(bytes ?? Buffer.alloc(0), type, settings);
-  if (bytes !== undefined) return parseStream(req, Readable.from([bytes]), type, settings, tempFiles);
-  if (contentEncoding(req) === 'identity' && type.kind === 'binary' && Number(req.headers['content-length'] ?? 0) > limits.binarySize) {
+  if (isWhole(type.kind)) return fromBytes(bytes ?? Buffer.alloc(0), type, { limits, rawBody: node.rawBody });
+  if (bytes !== undefined) return parseStream(req, Readable.from([bytes]), type, shared, node, tempFiles);
+  const identity = contentEncoding(req) === 'identity';
+  if (identity && type.kind === 'binary' && Number(req.headers['content-length'] ?? 0) > limits.binarySize) {
     throw limitError('LIMIT_BINARY_SIZE', limits);
   }
-  const source = openBodyStream(req, settings.bodyTimeoutMs);
+  // An uncompressed upload goes from the request straight into busboy, which watches the request itself.
+  if (identity && type.kind === 'multipart' && !node.rawBody) {
+    if (req.destroyed && !req.readableEnded) throw aborted();
+    return parseMultipart(req.headers, req, multipartSettings(shared, node, tempFiles, NONE_RESERVED, shared.bodyTimeoutMs));
+  }
+  const source = openBodyStream(req, shared.bodyTimeoutMs);
   let failed = true;
   try {
-    const parsed = await parseStream(req, source.stream, type, settings, tempFiles);
+    const parsed = await parseStream(req, source.stream, type, shared, node, tempFiles);
     failed = false;
     return parsed;
   } finally {
@@ -256,26 +265,37 @@ function fromBytes(bytes: Buffer, { kind, contentType, mimeType }: BodyType, set
   return settings.rawBody ? { body, binary: { data: rawBinary(mimeType, bytes) } } : { body };
 }
 
-async function parseStream(req: IncomingMessage, stream: Readable, type: BodyType, settings: Settings, tempFiles: TempFiles): Promise<Parsed> {
-  const { limits } = settings;
+/** No binary name taken before the uploaded files are named (all but a rawBody node). */
+const NONE_RESERVED: ReadonlySet<string> = new Set();
+
+function multipartSettings(
+  shared: PayloadSettings, node: NodePayloadOptions, tempFiles: TempFiles, reserved: ReadonlySet<string>, requestTimeoutMs?: number,
+): MultipartSettings {
+  return {
+    limits: shared.limits, budget: new MemoryBudget(shared.memoryThreshold), tempFiles, binaryPropertyName: node.binaryPropertyName, reserved,
+    requestTimeoutMs,
+  };
+}
+
+async function parseStream(req: IncomingMessage, stream: Readable, type: BodyType, shared: PayloadSettings, node: NodePayloadOptions, tempFiles: TempFiles): Promise<Parsed> {
+  const { limits } = shared;
   const { kind, mimeType } = type;
-  const sink = { budget: new MemoryBudget(settings.memoryThreshold), tempFiles };
   if (kind === 'binary') {
     const binary = await collectBinaryBody(req.headers, mimeType, stream, {
-      ...sink, limit: limits.binarySize, tooLarge: () => limitError('LIMIT_BINARY_SIZE', limits),
+      budget: new MemoryBudget(shared.memoryThreshold), tempFiles, limit: limits.binarySize, tooLarge: () => limitError('LIMIT_BINARY_SIZE', limits),
     });
-    const name = settings.rawBody && !settings.binaryData ? 'data' : settings.binaryPropertyName ?? 'data';
+    const name = node.rawBody && !node.binaryData ? 'data' : node.binaryPropertyName ?? 'data';
     return binary === undefined ? { body: {} } : { body: {}, binary: { [name]: binary } };
   }
-  const multipart = { ...sink, limits, binaryPropertyName: settings.binaryPropertyName };
-  if (!settings.rawBody) return parseMultipart(req.headers, stream, { ...multipart, reserved: new Set() });
-  // Keep the raw bytes first, then parse them from where they were kept.
+  if (!node.rawBody) return parseMultipart(req.headers, stream, multipartSettings(shared, node, tempFiles, NONE_RESERVED));
+  // Keep the raw bytes first, then parse them from where they were kept; one budget for both.
+  const settings = multipartSettings(shared, node, tempFiles, new Set(['data']));
   const raw = await collectFile(stream, {
-    ...sink, limit: limits.totalFileSize + limits.bodySize, tooLarge: () => limitError('LIMIT_TOTAL_FILE_SIZE', limits),
+    budget: settings.budget, tempFiles, limit: limits.totalFileSize + limits.bodySize, tooLarge: () => limitError('LIMIT_TOTAL_FILE_SIZE', limits),
   });
   const replay = raw.data === undefined ? createReadStream(raw.path as string) : Readable.from([raw.data]);
-  const parsed = await parseMultipart(req.headers, replay, { ...multipart, reserved: new Set(['data']) });
+  const parsed = await parseMultipart(req.headers, replay, settings);
   const binary: Record<string, BinaryData> = { ...parsed.binary };
-  defineOwn(binary, 'data', describeBinary({ mimeType, fileName: undefined, bytes: raw.size, data: raw.data, path: raw.path }));
+  setOwn(binary, 'data', describeBinary({ mimeType, fileName: undefined, bytes: raw.size, data: raw.data, path: raw.path }));
   return { body: parsed.body, binary };
 }

@@ -3,7 +3,7 @@
  * call's budget lasts, then a temp file). Every limit is a coded 413; a malformed body is a 400; on any failure all
  * file streams are closed before the promise settles, so the caller can remove every temp file.
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { WebhookError, type WebhookErrorCode } from '../errors.js';
@@ -12,6 +12,7 @@ import { addField, type Fields } from './fields.js';
 import { collectFile, type MemoryBudget } from './file-sink.js';
 import { limitError, type PayloadLimits } from './limits.js';
 import { nameUploadedFiles, type UploadedFile } from './file-names.js';
+import { watchRequest } from './request-watch.js';
 import type { TempFiles } from './temp-files.js';
 
 export interface MultipartSettings {
@@ -22,6 +23,11 @@ export interface MultipartSettings {
   binaryPropertyName: string | undefined;
   /** Binary property names already taken (the raw body's `data`). */
   reserved: ReadonlySet<string>;
+  /**
+   * Set when `stream` is the request itself (an uncompressed body, piped into busboy as it comes): the parser then
+   * watches it for a hang-up and for a stall of this many ms.
+   */
+  requestTimeoutMs?: number;
 }
 
 export interface MultipartResult {
@@ -53,17 +59,26 @@ export function parseMultipart(headers: IncomingHttpHeaders, stream: Readable, s
     const open = new Set<Readable>();
     let totalSize = 0;
     let failed = false;
+    let parsed = false;
 
     const fail = (error: WebhookError): void => {
       if (failed) return;
       failed = true;
+      unwatch?.();
       stream.unpipe(parser);
       stream.resume();
       for (const file of open) file.destroy();
       // Settle only once every file stream is closed, so no temp file is created after the caller cleans up.
-      void Promise.allSettled(sinks).then(() => reject(error));
+      if (open.size === 0) reject(error);
+      else void Promise.allSettled(sinks).then(() => reject(error));
     };
     const overLimit = (code: WebhookErrorCode) => () => fail(limitError(code, limits));
+    const unwatch = settings.requestTimeoutMs === undefined ? undefined : watchRequest(stream as IncomingMessage, settings.requestTimeoutMs, fail);
+    const done = (): void => {
+      if (failed || !parsed || open.size > 0) return;
+      const sent = files.filter((file) => file !== undefined);
+      resolve({ body, binary: nameUploadedFiles(sent, settings.binaryPropertyName, settings.reserved) });
+    };
 
     parser.on('field', (name, value, info) => {
       if (Buffer.byteLength(name) > limits.fieldNameSize) return overLimit('LIMIT_FIELD_NAME_SIZE')();
@@ -75,20 +90,23 @@ export function parseMultipart(headers: IncomingHttpHeaders, stream: Readable, s
       if (Buffer.byteLength(name) > limits.fieldNameSize) return overLimit('LIMIT_FIELD_NAME_SIZE')();
       open.add(file);
       const slot = files.push(undefined) - 1;
-      file.on('data', (chunk: Buffer) => {
-        totalSize += chunk.length;
-        if (totalSize > limits.totalFileSize) overLimit('LIMIT_TOTAL_FILE_SIZE')();
-      });
       const sink = collectFile(file, {
         limit: limits.fileSize,
         tooLarge: () => limitError('LIMIT_FILE_SIZE', limits),
         budget: settings.budget,
         tempFiles: settings.tempFiles,
+        // All files together are held to totalFileSize, counted as their bytes arrive.
+        onBytes: (bytes) => {
+          totalSize += bytes;
+          if (totalSize > limits.totalFileSize) overLimit('LIMIT_TOTAL_FILE_SIZE')();
+        },
       }).then((collected) => {
         open.delete(file);
         // Browsers send an empty part for a file input left blank: no name, no bytes.
-        if (collected.size === 0 && (info.filename ?? '') === '') return;
-        files[slot] = { field: name, fileName: info.filename || undefined, mimeType: info.mimeType, ...collected };
+        if (collected.size !== 0 || (info.filename ?? '') !== '') {
+          files[slot] = { field: name, fileName: info.filename || undefined, mimeType: info.mimeType, ...collected };
+        }
+        done();
       }, (error: unknown) => {
         open.delete(file);
         fail(error as WebhookError);
@@ -100,13 +118,12 @@ export function parseMultipart(headers: IncomingHttpHeaders, stream: Readable, s
     parser.on('partsLimit', overLimit('LIMIT_PART_COUNT'));
     parser.on('error', (error: Error) => fail(error instanceof WebhookError ? error : malformed(error.message, error)));
     parser.on('close', () => {
-      void Promise.allSettled(sinks).then(() => {
-        if (failed) return;
-        const sent = files.filter((file) => file !== undefined);
-        resolve({ body, binary: nameUploadedFiles(sent, settings.binaryPropertyName, settings.reserved) });
-      });
+      unwatch?.();
+      parsed = true;
+      done();
     });
-    stream.on('error', (error: Error) => fail(error instanceof WebhookError ? error : malformed('The body ended early.', error)));
+    // The request itself is watched by watchRequest (a hang-up closes it); a stream of ours reports with 'error'.
+    if (unwatch === undefined) stream.on('error', (error: Error) => fail(error instanceof WebhookError ? error : malformed('The body ended early.', error)));
     stream.pipe(parser);
   });
 }

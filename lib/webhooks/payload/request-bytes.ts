@@ -7,43 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { WebhookError } from '../errors.js';
 import { aborted, stalled } from './body-stream.js';
-
-/** A body being read: when its last byte came, and how to end it. */
-interface Reading {
-  lastByte: number;
-  stall(): void;
-}
-
-/**
- * One sweep per timeout length, shared by every body being read, instead of a timer per call: every quarter of the
- * timeout (at most a second), so a stall is answered within a quarter of the timeout after it is due. It stops at
- * the first tick that finds nothing being read (not at once, so that back-to-back calls do not restart it).
- */
-const sweeps = new Map<number, { readings: Set<Reading>; timer: NodeJS.Timeout }>();
-
-function watch(timeoutMs: number, reading: Reading): () => void {
-  let sweep = sweeps.get(timeoutMs);
-  if (sweep === undefined) {
-    const readings = new Set<Reading>();
-    const timer = setInterval(() => {
-      if (readings.size === 0) {
-        clearInterval(timer);
-        sweeps.delete(timeoutMs);
-        return;
-      }
-      const now = Date.now();
-      for (const each of readings) if (now - each.lastByte >= timeoutMs) each.stall();
-    }, Math.max(10, Math.min(1000, timeoutMs / 4)));
-    timer.unref();
-    sweep = { readings, timer };
-    sweeps.set(timeoutMs, sweep);
-  }
-  const { readings } = sweep;
-  readings.add(reading);
-  return () => {
-    readings.delete(reading);
-  };
-}
+import { watchStall, type Reading } from './stall-sweep.js';
 
 export function readRequestBytes(req: IncomingMessage, limit: number, tooLarge: () => WebhookError, timeoutMs: number): Promise<Buffer> {
   // Earlier stages are async: a caller may have gone while they ran, and a destroyed request emits nothing more.
@@ -52,11 +16,11 @@ export function readRequestBytes(req: IncomingMessage, limit: number, tooLarge: 
     const chunks: Buffer[] = [];
     let size = 0;
     const reading: Reading = { lastByte: Date.now(), stall: () => fail(stalled(timeoutMs)) };
-    const unwatch = watch(timeoutMs, reading);
+    const unwatch = watchStall(timeoutMs, reading);
 
     const detach = (): void => {
       unwatch();
-      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      req.off('data', onData).off('end', onEnd).off('close', onClose);
     };
     const fail = (error: WebhookError): void => {
       detach();
@@ -74,10 +38,11 @@ export function readRequestBytes(req: IncomingMessage, limit: number, tooLarge: 
       detach();
       resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
     };
-    const onError = (error: Error): void => fail(aborted(error));
+    // No 'error' listener: a request emits 'error' only to listeners it has, and every hang-up or failure of the
+    // connection also closes it before it is complete.
     const onClose = (): void => {
       if (!req.complete) fail(aborted());
     };
-    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+    req.on('data', onData).on('end', onEnd).on('close', onClose);
   });
 }

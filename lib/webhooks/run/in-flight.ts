@@ -1,8 +1,9 @@
 /**
  * The calls in flight, for the run limit and a graceful shutdown. One timer, shared by all calls and running only
- * while runs are under way, tells runs past `maxRunMs` to stop (no timer per call). `drain()` waits for the calls
- * under way until its timeout, then tells the rest to stop through run.signal, releases their temp files, and says
- * how many ended which way; the middleware answers new calls 503 once it is closing.
+ * while calls are under way (it stops at its first tick that finds none), tells runs past `maxRunMs` to stop (no
+ * timer per call). `drain()` waits for the calls under way until its timeout, then tells the rest to stop through
+ * run.signal, releases their temp files, and says how many ended which way; the middleware answers new calls 503
+ * once it is closing.
  */
 import { WebhookError } from '../errors.js';
 import type { WebhookShutdownResult } from '../types.js';
@@ -50,10 +51,7 @@ export class InFlight<T extends TrackedCall> {
   /** The call is done: answered, its run over, its files gone. */
   remove(call: T): void {
     this.#calls.delete(call);
-    if (this.#calls.size > 0) return;
-    clearInterval(this.#sweeper);
-    this.#sweeper = undefined;
-    this.#emptied?.();
+    if (this.#calls.size === 0) this.#emptied?.();
   }
 
   async drain(timeoutMs: number): Promise<WebhookShutdownResult> {
@@ -74,7 +72,16 @@ export class InFlight<T extends TrackedCall> {
     return { completed: pending.length - left.length, aborted: left.length };
   }
 
+  /**
+   * The sweep stops at the first tick that finds no call, not when the last call leaves: under steady load the set
+   * empties between calls all the time, and a timer made and cleared each time would cost every call.
+   */
   #sweep(): void {
+    if (this.#calls.size === 0) {
+      clearInterval(this.#sweeper);
+      this.#sweeper = undefined;
+      return;
+    }
     const before = Date.now() - this.#maxRunMs;
     for (const call of this.#calls) {
       if (call.runStartedAt === 0 || call.runStartedAt > before) continue;
