@@ -50,20 +50,19 @@ type Omitted = 'callId' | 'durationMs';
 export type EventInput = WebhookEvent extends infer E ? (E extends WebhookEvent ? Omit<E, Omitted> : never) : never;
 
 export interface CallEvents {
-  readonly callId: string;
   /** Whether anyone listens: without a listener, callers skip building events at all. */
   readonly active: boolean;
   emit(event: EventInput): void;
 }
 
-const SILENT_EMIT = (): void => undefined;
+/** Without a listener, every call shares events that do nothing (no work per request). */
+const SILENT: CallEvents = Object.freeze({ active: false, emit: (): void => undefined });
 
-/** The events of one call; without a listener, a function that does nothing (no work per request). */
+/** The events of one call, each with the call's id and its time since the call arrived. */
 export function callEvents(listener: WebhookEventListener | undefined, callId: string): CallEvents {
-  if (listener === undefined) return { callId, active: false, emit: SILENT_EMIT };
+  if (listener === undefined) return SILENT;
   const started = performance.now();
   return {
-    callId,
     active: true,
     emit(event) {
       try {
