@@ -233,6 +233,8 @@ export interface WebhookRun<Body = any> {
   /**
    * Aborted when the run must stop: the caller went away before a `lastNode`/`responseNode` answer, the response
    * deadline passed, the run exceeded `maxRunMs` (any response mode), or the middleware is shutting down.
+   * A getter on the run's prototype, made on first use: a copy such as `{ ...run }` leaves it out, so pass the run
+   * itself on, or read `run.signal` into the copy.
    */
   signal: AbortSignal;
   /** The call's id: the request's `x-request-id` (option `requestIdHeader`), else a new UUID. On every event too. */

@@ -39,24 +39,44 @@ export function buildTriggerItem(parts: RunParts): Item {
   return payload.binary === undefined ? { json } : { json, binary: payload.binary };
 }
 
+/**
+ * The run handed to the executor. A class rather than a literal because of `signal`: a getter written in an object
+ * literal costs a slow object creation on every call, one on a prototype costs nothing until it is read.
+ */
+class Run implements WebhookRun {
+  workflowId: string;
+  workflowName: string | undefined;
+  nodeName: string;
+  mode: WebhookRun['mode'];
+  method: WebhookRun['method'];
+  outputIndex: number;
+  items: WebhookRun['items'];
+  respond: WebhookRun['respond'];
+  callId: string;
+  readonly #signal: () => AbortSignal;
+
+  constructor(parts: RunParts) {
+    const { webhook } = parts.match;
+    this.workflowId = webhook.workflowId;
+    this.workflowName = webhook.workflowName;
+    this.nodeName = webhook.nodeName;
+    this.mode = parts.target.kind;
+    this.method = webhook.method;
+    this.outputIndex = webhook.outputIndex;
+    this.items = [buildTriggerItem(parts)] as WebhookRun['items'];
+    this.respond = parts.respond;
+    this.callId = parts.callId;
+    this.#signal = parts.signal;
+  }
+
+  /** Made on first use: most workflows never look at it, and an AbortController per call is not free. */
+  get signal(): AbortSignal {
+    return this.#signal();
+  }
+}
+
 export function buildRun(parts: RunParts): WebhookRun {
-  const { webhook } = parts.match;
-  const signal = parts.signal;
-  return {
-    workflowId: webhook.workflowId,
-    workflowName: webhook.workflowName,
-    nodeName: webhook.nodeName,
-    mode: parts.target.kind,
-    method: webhook.method,
-    outputIndex: webhook.outputIndex,
-    items: [buildTriggerItem(parts)],
-    respond: parts.respond,
-    // A getter: most workflows never look at the signal, and an AbortController per call is not free.
-    get signal() {
-      return signal();
-    },
-    callId: parts.callId,
-  } as WebhookRun;
+  return new Run(parts);
 }
 
 /** The entry a header list holds for the outermost of `hops` trusted proxies (each proxy appends its own). */
