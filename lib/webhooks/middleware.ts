@@ -211,7 +211,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
   const auth = guarded instanceof Promise ? await guarded : guarded;
   const payload = await parsePayload(req, wiring.shared.payload, webhook.parameters, auth !== undefined && 'signature' in auth ? auth.signature : undefined);
   state.release = cleanupOf(payload);
-  let ended: Promise<void> = Promise.resolve();
+  let ended: Promise<unknown> | undefined;
   try {
     const report = reporter(wiring, webhook, target);
     const parameters = webhook.parameters;
@@ -245,7 +245,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
     state.runStartedAt = Date.now();
     const started = startCall(call);
     ended = started.ended;
-    await started.answer;
+    if (started.answer !== undefined) await started.answer;
   } finally {
     afterRun(ended, state, payload);
   }

@@ -3,25 +3,21 @@
  * parser by media type (or takes the body a host parser already read); each parser lives in its own file. Whatever
  * fails, the call's temp files are removed before the error leaves this stage.
  */
-import { createReadStream } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { WebhookError } from '../errors.js';
 import type { PendingSignature } from '../guards/signature.js';
 import type { BinaryData, VerifiedSignature } from '../types.js';
 import type { WebhookLogger } from '../logger.js';
-import { collectBinaryBody } from './binary.js';
 import { describeBinary } from './binary-meta.js';
 import { aborted, contentEncoding, openBodyStream } from './body-stream.js';
 import { isJsonType, parseContentType, type ContentType } from './content-type.js';
-import { setOwn } from './fields.js';
-import { collectFile, MemoryBudget } from './file-sink.js';
 import { parseFormBody } from './form.js';
 import { parseJsonBody } from './json.js';
 import { limitError, type PayloadLimits } from './limits.js';
-import { parseMultipart, type MultipartSettings } from './multipart.js';
 import { readBody } from './read-body.js';
 import { readRequestBytes } from './request-bytes.js';
+import { parseStream, parseUploadFromRequest } from './streamed.js';
 import { TempFiles } from './temp-files.js';
 import { decodeText } from './text.js';
 import { isXmlType, parseXmlBody } from './xml.js';
@@ -60,8 +56,8 @@ export interface NodePayloadOptions {
 
 type Settings = PayloadSettings & NodePayloadOptions;
 
-type Parsed = Omit<Payload, 'cleanup'>;
-type Kind = 'json' | 'form' | 'text' | 'xml' | 'multipart' | 'binary';
+export type Parsed = Omit<Payload, 'cleanup'>;
+export type Kind = 'json' | 'form' | 'text' | 'xml' | 'multipart' | 'binary';
 
 /** The cleanup of a call without temp files (compared by identity: nothing to wait for). */
 export const noCleanup = (): Promise<void> => Promise.resolve();
@@ -244,7 +240,7 @@ async function parseBody(
   // An uncompressed upload goes from the request straight into busboy, which watches the request itself.
   if (identity && type.kind === 'multipart' && !node.rawBody) {
     if (req.destroyed && !req.readableEnded) throw aborted();
-    return parseMultipart(req.headers, req, multipartSettings(shared, node, tempFiles, NONE_RESERVED, shared.bodyTimeoutMs));
+    return parseUploadFromRequest(req, shared, node, tempFiles);
   }
   const source = openBodyStream(req, shared.bodyTimeoutMs);
   let failed = true;
@@ -257,7 +253,7 @@ async function parseBody(
   }
 }
 
-interface BodyType {
+export interface BodyType {
   kind: Kind;
   contentType: ContentType;
   mimeType: string;
@@ -267,39 +263,4 @@ interface BodyType {
 function fromBytes(bytes: Buffer, { kind, contentType, mimeType }: BodyType, settings: Pick<Settings, 'limits' | 'rawBody'>): Parsed {
   const body = parseBuffered(kind, bytes, contentType, settings.limits);
   return settings.rawBody ? { body, binary: { data: rawBinary(mimeType, bytes) } } : { body };
-}
-
-/** No binary name taken before the uploaded files are named (all but a rawBody node). */
-const NONE_RESERVED: ReadonlySet<string> = new Set();
-
-function multipartSettings(
-  shared: PayloadSettings, node: NodePayloadOptions, tempFiles: TempFiles, reserved: ReadonlySet<string>, requestTimeoutMs?: number,
-): MultipartSettings {
-  return {
-    limits: shared.limits, budget: new MemoryBudget(shared.memoryThreshold), tempFiles, binaryPropertyName: node.binaryPropertyName, reserved,
-    requestTimeoutMs,
-  };
-}
-
-async function parseStream(req: IncomingMessage, stream: Readable, type: BodyType, shared: PayloadSettings, node: NodePayloadOptions, tempFiles: TempFiles): Promise<Parsed> {
-  const { limits } = shared;
-  const { kind, mimeType } = type;
-  if (kind === 'binary') {
-    const binary = await collectBinaryBody(req.headers, mimeType, stream, {
-      budget: new MemoryBudget(shared.memoryThreshold), tempFiles, limit: limits.binarySize, tooLarge: () => limitError('LIMIT_BINARY_SIZE', limits),
-    });
-    const name = node.rawBody && !node.binaryData ? 'data' : node.binaryPropertyName ?? 'data';
-    return binary === undefined ? { body: {} } : { body: {}, binary: { [name]: binary } };
-  }
-  if (!node.rawBody) return parseMultipart(req.headers, stream, multipartSettings(shared, node, tempFiles, NONE_RESERVED));
-  // Keep the raw bytes first, then parse them from where they were kept; one budget for both.
-  const settings = multipartSettings(shared, node, tempFiles, new Set(['data']));
-  const raw = await collectFile(stream, {
-    budget: settings.budget, tempFiles, limit: limits.totalFileSize + limits.bodySize, tooLarge: () => limitError('LIMIT_TOTAL_FILE_SIZE', limits),
-  });
-  const replay = raw.data === undefined ? createReadStream(raw.path as string) : Readable.from([raw.data]);
-  const parsed = await parseMultipart(req.headers, replay, settings);
-  const binary: Record<string, BinaryData> = { ...parsed.binary };
-  setOwn(binary, 'data', describeBinary({ mimeType, fileName: undefined, bytes: raw.size, data: raw.data, path: raw.path }));
-  return { body: parsed.body, binary };
 }

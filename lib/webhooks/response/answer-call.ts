@@ -53,30 +53,36 @@ const noResponse = (): WebhookError => new WebhookError('WORKFLOW_NO_RESPONSE', 
 });
 
 export interface StartedCall {
-  /** Settles when the call is answered; rejects with what must be answered as an error. */
-  answer: Promise<void>;
-  /** Settles when the executor has settled (never rejects): temp files may go then. */
-  ended: Promise<void>;
+  /**
+   * Settles when the call is answered; rejects with what must be answered as an error. Undefined when the answer
+   * is already written (onReceived, as a rule): nothing to wait for.
+   */
+  answer: Promise<void> | undefined;
+  /** Settles when the executor has settled (it may reject; its failure was reported): temp files may go then. */
+  ended: Promise<unknown>;
 }
+
+const ignore = (): void => undefined;
 
 /** Starts the workflow and the answer as the node's responseMode says. */
 export function startCall(call: Call): StartedCall {
   // Only what reporting needs: a run that outlives its answer must not keep the request and response alive.
   const { run, executor, events, report, onSettled } = call;
   const execution = reportedExecution({ run, executor, events, report, onSettled });
-  const ended = execution.then(() => undefined, () => undefined);
-  return { answer: answer(call, execution), ended };
+  if (call.parameters.responseMode !== 'onReceived') return { answer: answerFromRun(call, execution), ended: execution };
+  // The workflow runs on; its failure was reported by execute().
+  execution.catch(ignore);
+  try {
+    return { answer: writeResponse(call.res, receivedPlan(call.parameters, call.headerPolicy)), ended: execution };
+  } catch (error) {
+    // The run is under way: a failed write must still reach the caller as an error, and `ended` wait for the run.
+    return { answer: Promise.reject(error as Error), ended: execution };
+  }
 }
 
-async function answer(call: Call, execution: Promise<ExecutionResult>): Promise<void> {
+/** lastNode and responseNode: the answer comes from the run. */
+async function answerFromRun(call: Call, execution: Promise<ExecutionResult>): Promise<void> {
   const { parameters } = call;
-  if (parameters.responseMode === 'onReceived') {
-    // The workflow runs on; its failure was reported by execute().
-    execution.catch(() => undefined);
-    const written = writeResponse(call.res, receivedPlan(parameters, call.headerPolicy));
-    if (written !== undefined) await written;
-    return;
-  }
   if (parameters.responseMode === 'lastNode') {
     const result = await withDeadline(execution, call.deadline, onTimeout(call));
     await writeSuccess(call, buildResultResponse(parameters, result));

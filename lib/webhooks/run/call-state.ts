@@ -134,13 +134,17 @@ export function cleanupOf(payload: { cleanup(): Promise<void> }): () => Promise<
   return () => payload.cleanup();
 }
 
-/** When the run settles: the run is over, then its temp files go (a run past maxRunMs gave them up earlier). */
-export function afterRun(settled: Promise<void>, state: CallState, payload: { cleanup(): Promise<void> }): void {
-  void settled.then(() => {
+/**
+ * When the run settles, fulfilled or not (undefined: it never started): the run is over, then its temp files go (a
+ * run past maxRunMs gave them up earlier).
+ */
+export function afterRun(settled: Promise<unknown> | undefined, state: CallState, payload: { cleanup(): Promise<void> }): void {
+  const done = (): Promise<void> | undefined => {
     endRun(state);
     // Most calls have no temp files: no second step for them.
     if (payload.cleanup === noCleanup) endFiles(state);
     else return payload.cleanup().then(() => endFiles(state));
     return undefined;
-  });
+  };
+  void (settled ?? Promise.resolve()).then(done, done);
 }
