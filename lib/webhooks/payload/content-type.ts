@@ -29,8 +29,11 @@ export function parseContentType(header: string | undefined): ContentType {
   let parsed = parsedHeaders.get(header);
   if (parsed === undefined) {
     parsed = readContentType(header);
-    // A multipart boundary is new with every call: caching it would only push the others out.
+    // A multipart boundary is new with every call: caching it would only push the others out. Such a result is
+    // the call's own, so only the shared ones are frozen.
     if (header.includes('boundary')) return parsed;
+    Object.freeze(parsed.parameters);
+    Object.freeze(parsed);
     if (parsedHeaders.size >= MAX_CACHED) parsedHeaders.delete(parsedHeaders.keys().next().value as string);
     parsedHeaders.set(header, parsed);
   }
@@ -48,11 +51,7 @@ function readContentType(header: string): ContentType {
   const { type } = parsed;
   // Copied into an object without any prototype, so that a `__proto__` parameter is a plain key and reaches nothing.
   const parameters = Object.assign(Object.create(null) as Record<string, string>, parsed.parameters);
-  return Object.freeze({
-    mediaType: MEDIA_TYPE.test(type) ? type : '',
-    charset: parameters.charset?.toLowerCase(),
-    parameters: Object.freeze(parameters),
-  });
+  return { mediaType: MEDIA_TYPE.test(type) ? type : '', charset: parameters.charset?.toLowerCase(), parameters };
 }
 
 /** `application/json` and every `*\/*+json` type (the known platform drops the latter; its users complain). */

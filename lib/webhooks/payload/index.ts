@@ -225,23 +225,35 @@ function parseBuffered(kind: Kind, bytes: Buffer, contentType: ContentType, limi
   }
 }
 
-/** Parses the request body, streamed from the request, or from `bytes` a signed call was read into. */
-async function parseBody(
+/**
+ * Parses the request body, streamed from the request, or from `bytes` a signed call was read into. Not async
+ * itself, so that an upload's promise is the parser's own; what throws here becomes the returned rejection.
+ */
+function parseBody(
   req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions, type: BodyType, tempFiles: TempFiles, bytes: Buffer | undefined,
 ): Promise<Parsed> {
-  const { limits } = shared;
-  // JSON, form, text and XML reach this only as a signed call's bytes; parseWhole reads the others.
-  if (isWhole(type.kind)) return fromBytes(bytes ?? Buffer.alloc(0), type, { limits, rawBody: node.rawBody });
-  if (bytes !== undefined) return parseStream(req, Readable.from([bytes]), type, shared, node, tempFiles);
-  const identity = contentEncoding(req) === 'identity';
-  if (identity && type.kind === 'binary' && Number(req.headers['content-length'] ?? 0) > limits.binarySize) {
-    throw limitError('LIMIT_BINARY_SIZE', limits);
+  try {
+    const { limits } = shared;
+    // JSON, form, text and XML reach this only as a signed call's bytes; parseWhole reads the others.
+    if (isWhole(type.kind)) return Promise.resolve(fromBytes(bytes ?? Buffer.alloc(0), type, { limits, rawBody: node.rawBody }));
+    if (bytes !== undefined) return parseStream(req, Readable.from([bytes]), type, shared, node, tempFiles);
+    const identity = contentEncoding(req) === 'identity';
+    if (identity && type.kind === 'binary' && Number(req.headers['content-length'] ?? 0) > limits.binarySize) {
+      throw limitError('LIMIT_BINARY_SIZE', limits);
+    }
+    // An uncompressed upload goes from the request straight into busboy, which watches the request itself.
+    if (identity && type.kind === 'multipart' && !node.rawBody) {
+      if (req.destroyed && !req.readableEnded) throw aborted();
+      return parseUploadFromRequest(req, shared, node, tempFiles);
+    }
+    return parseBodyStream(req, shared, node, type, tempFiles);
+  } catch (error) {
+    return Promise.reject(error as Error);
   }
-  // An uncompressed upload goes from the request straight into busboy, which watches the request itself.
-  if (identity && type.kind === 'multipart' && !node.rawBody) {
-    if (req.destroyed && !req.readableEnded) throw aborted();
-    return parseUploadFromRequest(req, shared, node, tempFiles);
-  }
+}
+
+/** A compressed body, or one no parser understands: through the body stream, which inflates and watches it. */
+async function parseBodyStream(req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions, type: BodyType, tempFiles: TempFiles): Promise<Parsed> {
   const source = openBodyStream(req, shared.bodyTimeoutMs);
   let failed = true;
   try {

@@ -2,7 +2,8 @@
  * The watch on a request whose body a parser reads straight from the request (an uncompressed upload piped into
  * busboy, with no stream of ours in between): a caller that hangs up is BODY_ABORTED, a body that sends nothing
  * for `timeoutMs` while we wait for it is BODY_TIMEOUT. The request itself is never destroyed, so the error can
- * still be answered on its connection.
+ * still be answered on its connection. Progress is read from the socket's byte count at each tick of the shared
+ * sweep rather than from a listener on every chunk, which is most of what a watch would cost an upload.
  */
 import type { IncomingMessage } from 'node:http';
 import type { WebhookError } from '../errors.js';
@@ -11,18 +12,20 @@ import { watchStall, type Reading } from './stall-sweep.js';
 
 /** Calls `fail` once if the body stalls or its caller goes before it ends; the returned function ends the watch. */
 export function watchRequest(req: IncomingMessage, timeoutMs: number, fail: (error: WebhookError) => void): () => void {
+  let bytesRead = req.socket?.bytesRead ?? 0;
   const reading: Reading = {
     lastByte: Date.now(),
-    stall: () => {
-      // Paused by backpressure (a slow disk or parser): the caller is waiting for us, not stalling.
-      if (req.isPaused()) reading.lastByte = Date.now();
-      else end(stalled(timeoutMs));
+    refresh(now) {
+      const read = req.socket?.bytesRead ?? 0;
+      // Paused by backpressure (a slow disk or parser), the caller is waiting for us, not stalling.
+      if (read !== bytesRead || req.isPaused()) {
+        bytesRead = read;
+        this.lastByte = now;
+      }
     },
+    stall: () => end(stalled(timeoutMs)),
   };
   const unwatch = watchStall(timeoutMs, reading);
-  const onProgress = (): void => {
-    reading.lastByte = Date.now();
-  };
   // No 'error' listener: a request emits 'error' only to listeners it has, and every hang-up or failure of the
   // connection also closes it before it is complete.
   const onClose = (): void => {
@@ -30,13 +33,13 @@ export function watchRequest(req: IncomingMessage, timeoutMs: number, fail: (err
   };
   const stop = (): void => {
     unwatch();
-    req.off('data', onProgress).off('resume', onProgress).off('end', stop).off('close', onClose);
+    req.off('end', stop).off('close', onClose);
   };
   const end = (error: WebhookError): void => {
     stop();
     fail(error);
   };
   // Once the body is in, what is left (files still being written) is our work, not the caller's.
-  req.on('data', onProgress).on('resume', onProgress).on('end', stop).on('close', onClose);
+  req.on('end', stop).on('close', onClose);
   return stop;
 }
