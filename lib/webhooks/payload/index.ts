@@ -67,8 +67,21 @@ function isWhole(kind: Kind): boolean {
   return kind !== 'multipart' && kind !== 'binary';
 }
 
+/** `multipart/form-data` followed by its parameters: the form's boundary, read by busboy itself. */
+const MULTIPART_FORM = /^multipart\/form-data\s*;/i;
+
+/** What an upload needs to know of its type (a shared object: nothing per call). */
+const UPLOAD: BodyType = Object.freeze({
+  kind: 'multipart',
+  contentType: Object.freeze({ mediaType: 'multipart/form-data', charset: undefined, parameters: Object.freeze(Object.create(null) as Record<string, string>) }),
+  mimeType: 'multipart/form-data',
+});
+
 function bodyTypeOf(req: IncomingMessage, binaryData: boolean): BodyType {
-  const contentType = parseContentType(req.headers['content-type']);
+  const header = req.headers['content-type'];
+  // A boundary is new with every upload, so its header is never in the parsed-header cache: skip the parse.
+  if (!binaryData && header !== undefined && MULTIPART_FORM.test(header)) return UPLOAD;
+  const contentType = parseContentType(header);
   return { kind: binaryData ? 'binary' : kindOf(contentType.mediaType), contentType, mimeType: contentType.mediaType || 'application/octet-stream' };
 }
 

@@ -10,7 +10,7 @@ import { reportedExecution, type ExecutionReporting } from '../run/execute.js';
 import { buildReceivedResponse, buildResultResponse, type ResponsePlan } from './build-plan.js';
 import { finalizeResponse, type HeaderPolicy } from './finalize.js';
 import type { Responder } from './workflow-responder.js';
-import { writeResponse } from './write-plan.js';
+import { prepareShared, writeResponse } from './write-plan.js';
 import type { ExecutionResult } from '../types.js';
 import type { ResolvedWebhookParameters } from '../registry/contract.js';
 
@@ -36,6 +36,7 @@ function receivedPlan(parameters: ResolvedWebhookParameters, policy: HeaderPolic
   if (cached?.policy === policy) return cached.plan;
   const plan = finalizeResponse(parameters, buildReceivedResponse(parameters), policy);
   Object.freeze(plan.headers);
+  prepareShared(plan);
   receivedPlans.set(parameters, { policy, plan });
   return plan;
 }

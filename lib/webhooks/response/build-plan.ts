@@ -15,6 +15,11 @@ export interface ResponsePlan {
   body?: string | Buffer;
   /** A file to stream as the body (binary data kept on disk). */
   file?: string;
+  /**
+   * The headers as writeHead takes them, Content-Length included, for a plan that many calls share (onReceived)
+   * and whose headers need not join a host's (no Vary, CSP or Set-Cookie): made once instead of on every call.
+   */
+  ready?: Readonly<Record<string, string | string[]>>;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';

@@ -16,6 +16,11 @@ const EXTRA_STATUS_TEXT: Readonly<Record<number, string>> = { 524: 'A Timeout Oc
  */
 export function writeResponse(res: ServerResponse, plan: ResponsePlan): Promise<void> | undefined {
   if (res.headersSent || res.destroyed) return undefined;
+  if (plan.ready !== undefined) {
+    res.writeHead(plan.status, plan.ready as Record<string, string | string[]>);
+    res.end(plan.body);
+    return undefined;
+  }
   const headers = mergeHostHeaders(res, plan.headers);
   // Node names only the registered statuses; 524 would go out as "unknown".
   if (STATUS_CODES[plan.status] === undefined) res.statusMessage = EXTRA_STATUS_TEXT[plan.status] ?? 'Error';
@@ -37,4 +42,19 @@ export function writeResponse(res: ServerResponse, plan: ResponsePlan): Promise<
   res.writeHead(plan.status, headers);
   res.end(plan.body);
   return undefined;
+}
+
+/** Headers that must join the host's rather than go out as they are. */
+const JOINED = new Set(['vary', 'content-security-policy', 'set-cookie']);
+
+/**
+ * Makes `plan.ready` for a plan many calls share: its headers with Content-Length, frozen, unless one of them must
+ * join a host's header (then every call merges them as usual), or the status needs a reason Node does not know.
+ */
+export function prepareShared(plan: ResponsePlan): void {
+  if (plan.file !== undefined || STATUS_CODES[plan.status] === undefined) return;
+  for (const name in plan.headers) if (JOINED.has(name)) return;
+  const ready: Record<string, string | string[]> = { ...plan.headers };
+  if (plan.body !== undefined) ready['content-length'] = String(Buffer.byteLength(plan.body));
+  plan.ready = Object.freeze(ready);
 }

@@ -30,6 +30,7 @@ for (const host of HOSTS) {
         { name: 'Page', parameters: { path: 'page', responseMode: 'lastNode', options: { responseContentType: 'text/html', responsePropertyName: 'html', allowedOrigins: 'https://shop.example' } } },
         { name: 'Locked', parameters: { path: 'locked', authentication: 'headerAuth' }, credentials: { httpHeaderAuth: { id: 'h' } } },
         { name: 'Broken', parameters: { path: 'broken', responseMode: 'lastNode' } },
+        { name: 'Hook', parameters: { path: 'hook' } },
       ] });
       const middleware = createWebhookMiddleware(registry, async (run) => {
         if (run.nodeName === 'Broken') throw new Error('boom');
@@ -55,6 +56,21 @@ for (const host of HOSTS) {
         });
       });
     }
+
+    it('keeps them on the answer every onReceived call shares, call after call', async () => {
+      for (let call = 0; call < 3; call += 1) {
+        const res = await request(app).get(`${BASE}/webhook/hook`).expect(200).expect('content-type', /application\/json/);
+        expect(res.body).to.deep.equal({ message: 'Workflow was started' });
+        expect(res.headers['content-length']).to.equal(String(Buffer.byteLength(JSON.stringify(res.body))));
+        expect(res.headers).to.include({
+          'strict-transport-security': HOST_HEADERS['strict-transport-security'],
+          'x-content-type-options': 'nosniff',
+          'content-security-policy': "default-src 'self'",
+          'x-request-id': 'req-42',
+          vary: 'Accept-Encoding',
+        });
+      }
+    });
 
     it('adds its sandbox to the host\'s Content-Security-Policy instead of replacing it', async () => {
       const res = await request(app).get(`${BASE}/webhook/page`).expect(200).expect('content-type', /text\/html/);
