@@ -122,16 +122,20 @@ export function collectFile(stream: Readable, settings: SinkSettings): Promise<C
       else void openFile();
     };
     const onEnd = (): void => {
+      // The listeners stay: the 'close' that follows a normal end, or a late error, must not fail the file (the
+      // handlers check `ended`), and detaching them would cost every upload more than keeping them.
       ended = true;
-      detach();
-      stream.on('error', () => undefined);
       if (mode === 'memory') settle({ size, data: Buffer.concat(chunks, size) });
       else if (mode === 'disk') (file as WriteStream).end();
       // 'opening': openFile() ends the file once it is open.
     };
-    const onError = (error: Error): void => fail(error instanceof WebhookError ? error : aborted(error));
-    const onClose = (): void => fail(aborted());
-    stream.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
-    stream.once('limit', () => fail(settings.tooLarge()));
+    const onError = (error: Error): void => {
+      if (!ended) fail(error instanceof WebhookError ? error : aborted(error));
+    };
+    const onClose = (): void => {
+      if (!ended) fail(aborted());
+    };
+    // 'limit' comes at most once, and fail() acts once: `on` spares the wrapper of `once`.
+    stream.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose).on('limit', () => fail(settings.tooLarge()));
   });
 }

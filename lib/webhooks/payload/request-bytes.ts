@@ -35,8 +35,11 @@ export function readRequestBytes(req: IncomingMessage, limit: number, tooLarge: 
       else chunks.push(chunk);
     };
     const onEnd = (): void => {
-      detach();
+      // The listeners stay on the ended request (its 'close' then finds it complete and does nothing): taking them
+      // off would cost every call more than leaving them.
+      unwatch();
       resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+      chunks.length = 0;
     };
     // No 'error' listener: a request emits 'error' only to listeners it has, and every hang-up or failure of the
     // connection also closes it before it is complete.

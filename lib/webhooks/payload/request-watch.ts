@@ -26,14 +26,17 @@ export function watchRequest(req: IncomingMessage, timeoutMs: number, fail: (err
     stall: () => end(stalled(timeoutMs)),
   };
   const unwatch = watchStall(timeoutMs, reading);
+  let stopped = false;
   // No 'error' listener: a request emits 'error' only to listeners it has, and every hang-up or failure of the
   // connection also closes it before it is complete.
   const onClose = (): void => {
-    if (!req.complete) end(aborted());
+    if (!stopped && !req.complete) end(aborted());
   };
+  // The listeners stay on the request once stopped (they do nothing then): taking them off would cost every upload.
   const stop = (): void => {
+    if (stopped) return;
+    stopped = true;
     unwatch();
-    req.off('end', stop).off('close', onClose);
   };
   const end = (error: WebhookError): void => {
     stop();
