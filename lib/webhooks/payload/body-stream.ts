@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { Readable, type Duplex } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { WebhookError } from '../errors.js';
+import { watchStall, type Reading } from './stall-sweep.js';
 
 const INFLATERS: Record<string, () => Duplex> = {
   gzip: createGunzip,
@@ -19,9 +20,6 @@ const INFLATERS: Record<string, () => Duplex> = {
 export function contentEncoding(req: IncomingMessage): string {
   return (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
 }
-
-/** setTimeout's largest delay; a longer one fires at once. */
-const MAX_DELAY_MS = 2 ** 31 - 1;
 
 export const aborted = (cause?: unknown): WebhookError =>
   new WebhookError('BODY_ABORTED', 'The request body was aborted before it was complete.', { cause });
@@ -53,35 +51,31 @@ export function openBodyStream(req: IncomingMessage, timeoutMs: number): BodyStr
   const body = encoding === 'identity' || encoding === '' ? relay(req) : (inflater as () => Duplex)();
   // Parsers listen for errors themselves; this only keeps an error nobody waits for any more from crashing.
   body.on('error', () => undefined);
-  let timer: NodeJS.Timeout | undefined;
-  let lastByte = Date.now();
   const end = (error: WebhookError): void => {
     stop();
     if (!(body instanceof Relay)) req.unpipe(body);
     body.destroy(error);
   };
-  // A resume counts as a byte: while we paused the request (backpressure from a slow disk or parser), the
-  // client was waiting for us, not stalling.
-  const onProgress = (): void => { lastByte = Date.now(); };
-  const onError = (error: Error): void => end(error instanceof WebhookError ? error : aborted(error));
-  const onClose = (): void => { if (!req.complete) end(aborted()); };
-  const arm = (delay: number): void => { timer = setTimeout(watch, Math.min(delay, MAX_DELAY_MS)); };
-  // One timer per call, re-armed only when it fires: no timer churn for every chunk of a fast upload.
-  const watch = (): void => {
-    const idle = Date.now() - lastByte;
-    if (req.isPaused()) arm(timeoutMs);
-    else if (idle < timeoutMs) arm(timeoutMs - idle);
-    else {
+  const reading: Reading = {
+    lastByte: Date.now(),
+    refresh(now) {
+      // Paused by backpressure (a slow disk or parser), the caller is waiting for us, not stalling.
+      if (req.isPaused()) this.lastByte = now;
+    },
+    stall: () => {
       end(stalled(timeoutMs));
       req.resume();
-    }
+    },
   };
+  const unwatch = watchStall(timeoutMs, reading);
+  const onProgress = (): void => { reading.lastByte = Date.now(); };
+  const onError = (error: Error): void => end(error instanceof WebhookError ? error : aborted(error));
+  const onClose = (): void => { if (!req.complete) end(aborted()); };
   const stop = (): void => {
-    clearTimeout(timer);
-    req.off('data', onProgress).off('resume', onProgress).off('end', stop).off('error', onError).off('close', onClose);
+    unwatch();
+    req.off('data', onProgress).off('end', stop).off('error', onError).off('close', onClose);
   };
-  req.on('data', onProgress).on('resume', onProgress).once('end', stop).on('error', onError).on('close', onClose);
-  arm(timeoutMs);
+  req.on('data', onProgress).once('end', stop).on('error', onError).on('close', onClose);
   if (!(body instanceof Relay)) req.pipe(body);
   return {
     stream: body,

@@ -1,7 +1,7 @@
 /**
- * Stalled bodies, found by one sweep per timeout length shared by every body being read, instead of a timer per
- * call. A body read straight from the request (no stream of ours in between) registers here and says when its
- * last byte came; the sweep tells it once nothing came for the timeout.
+ * Stalled bodies, found by one sweep per timeout length shared by every body being read (whole bodies, uploads,
+ * inflated and raw binary bodies), instead of a timer per call. Each body registers here and says when its last
+ * byte came; the sweep tells it once nothing came for the timeout.
  */
 
 /** A body being read: when its last byte came, and how to end it. */

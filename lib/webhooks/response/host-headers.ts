@@ -32,13 +32,19 @@ function addCookies(res: ServerResponse, value: string | string[]): void {
   res.setHeader('set-cookie', [...earlier, ...[value].flat()]);
 }
 
+/** Whether a header of ours must join the host's header of that name rather than go out as it is. */
+export function joinsHostHeader(name: string): boolean {
+  return name === 'set-cookie' || name === 'vary' || name === 'content-security-policy';
+}
+
 /** Adds the headers that must join the host's (Vary, CSP, Set-Cookie) and returns the rest for writeHead. */
 export function mergeHostHeaders(res: ServerResponse, headers: Record<string, string | string[]>): Record<string, string | string[]> {
   const rest: Record<string, string | string[]> = {};
   for (const name in headers) {
     const value = headers[name] as string | string[];
-    if (name === 'set-cookie') addCookies(res, value);
-    else if ((name === 'vary' || name === 'content-security-policy') && typeof value === 'string') addHeader(res, name, value);
+    if (!joinsHostHeader(name)) rest[name] = value;
+    else if (name === 'set-cookie') addCookies(res, value);
+    else if (typeof value === 'string') addHeader(res, name, value);
     else rest[name] = value;
   }
   return rest;

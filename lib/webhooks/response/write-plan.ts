@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import type { ResponsePlan } from './build-plan.js';
-import { mergeHostHeaders } from './host-headers.js';
+import { joinsHostHeader, mergeHostHeaders } from './host-headers.js';
 
 /** Reasons for statuses outside Node's list that this middleware answers with. */
 const EXTRA_STATUS_TEXT: Readonly<Record<number, string>> = { 524: 'A Timeout Occurred' };
@@ -44,16 +44,13 @@ export function writeResponse(res: ServerResponse, plan: ResponsePlan): Promise<
   return undefined;
 }
 
-/** Headers that must join the host's rather than go out as they are. */
-const JOINED = new Set(['vary', 'content-security-policy', 'set-cookie']);
-
 /**
  * Makes `plan.ready` for a plan many calls share: its headers with Content-Length, frozen, unless one of them must
  * join a host's header (then every call merges them as usual), or the status needs a reason Node does not know.
  */
 export function prepareShared(plan: ResponsePlan): void {
   if (plan.file !== undefined || STATUS_CODES[plan.status] === undefined) return;
-  for (const name in plan.headers) if (JOINED.has(name)) return;
+  for (const name in plan.headers) if (joinsHostHeader(name)) return;
   const ready: Record<string, string | string[]> = { ...plan.headers };
   if (plan.body !== undefined) ready['content-length'] = String(Buffer.byteLength(plan.body));
   plan.ready = Object.freeze(ready);

@@ -98,12 +98,20 @@ for (const host of HOSTS) {
       expect([answer.status, answer.body.code]).to.deep.equal([408, 'BODY_TIMEOUT']);
     });
 
-    it('lets a slow body through whose bytes keep coming, however long it takes in total', async () => {
-      const parts = ['{"a"', ':', '1', ',"b"', ':2', '}'];
-      const answer = await stallingClient(port, { 'content-type': 'application/json' }, parts.join('').length, parts, TIMEOUT_MS / 3);
-      expect(answer.status).to.equal(200);
-      expect(answer.afterMs).to.be.greaterThan(TIMEOUT_MS);
-      expect(calls).to.equal(1);
-    });
+    const slowBodies: [string, Record<string, string>, string[]][] = [
+      ['a JSON body', { 'content-type': 'application/json' }, ['{"a"', ':', '1', ',"b"', ':2', '}']],
+      ['a multipart upload', { 'content-type': 'multipart/form-data; boundary=S' }, [
+        '--S\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\n\r\n', 'first ', 'second ', 'third', '\r\n--S--\r\n',
+      ]],
+      ['a raw binary body', { 'content-type': 'application/octet-stream' }, ['one ', 'two ', 'three ', 'four ', 'five']],
+    ];
+    for (const [label, headers, parts] of slowBodies) {
+      it(`lets ${label} through whose bytes keep coming, however long it takes in total`, async () => {
+        const answer = await stallingClient(port, headers, Buffer.byteLength(parts.join('')), parts, TIMEOUT_MS / 3);
+        expect(answer.status).to.equal(200);
+        expect(answer.afterMs).to.be.greaterThan(TIMEOUT_MS);
+        expect(calls).to.equal(1);
+      });
+    }
   });
 }

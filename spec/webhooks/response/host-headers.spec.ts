@@ -47,13 +47,7 @@ for (const host of HOSTS) {
       it(`keeps helmet's policies and the request id on the answer to ${label}`, async () => {
         const res = await request(app).get(`${BASE}/webhook/${path}`).expect(status);
         expect(res.body.code).to.be.a('string');
-        expect(res.headers).to.include({
-          'strict-transport-security': HOST_HEADERS['strict-transport-security'],
-          'x-content-type-options': 'nosniff',
-          'content-security-policy': "default-src 'self'",
-          'x-request-id': 'req-42',
-          vary: 'Accept-Encoding',
-        });
+        expect(res.headers).to.include(HOST_HEADERS);
       });
     }
 
@@ -62,13 +56,7 @@ for (const host of HOSTS) {
         const res = await request(app).get(`${BASE}/webhook/hook`).expect(200).expect('content-type', /application\/json/);
         expect(res.body).to.deep.equal({ message: 'Workflow was started' });
         expect(res.headers['content-length']).to.equal(String(Buffer.byteLength(JSON.stringify(res.body))));
-        expect(res.headers).to.include({
-          'strict-transport-security': HOST_HEADERS['strict-transport-security'],
-          'x-content-type-options': 'nosniff',
-          'content-security-policy': "default-src 'self'",
-          'x-request-id': 'req-42',
-          vary: 'Accept-Encoding',
-        });
+        expect(res.headers).to.include(HOST_HEADERS);
       }
     });
 
