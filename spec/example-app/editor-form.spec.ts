@@ -41,7 +41,8 @@ describeInChromium(TITLE, 20_000, (session) => {
     const methods = page.getByLabel('HTTP Methods');
     await methods.selectOption(['POST', 'PUT']);
     const listed = page.locator('[data-address="test"] .method');
-    await listed.nth(1).waitFor();
+    // The addresses first show the methods the draft had; wait for the list the selection made.
+    await listed.filter({ hasText: 'PUT' }).waitFor();
     expect(await listed.allTextContents()).to.deep.equal(['POST', 'PUT']);
   });
 

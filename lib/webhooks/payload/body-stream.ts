@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { Readable, type Duplex } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { WebhookError } from '../errors.js';
-import { watchStall, type Reading } from './stall-sweep.js';
+import { aborted, callerGone, watchRequest } from './request-watch.js';
 
 const INFLATERS: Record<string, () => Duplex> = {
   gzip: createGunzip,
@@ -21,17 +21,6 @@ export function contentEncoding(req: IncomingMessage): string {
   return (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
 }
 
-export const aborted = (cause?: unknown): WebhookError =>
-  new WebhookError('BODY_ABORTED', 'The request body was aborted before it was complete.', { cause });
-
-/** The rest of a stalled body may never come: the answer closes the connection instead of waiting for it. */
-export function stalled(ms: number): WebhookError {
-  return new WebhookError('BODY_TIMEOUT', `The request body stalled: no bytes arrived for ${ms} ms.`, {
-    hint: 'Send the body without long pauses, or raise the middleware option bodyTimeoutMs.',
-    headers: { connection: 'close' },
-  });
-}
-
 export interface BodyStream {
   stream: Readable;
   /** Ends the watch on the request; after a failure also drains the rest of the body, so the answer can go out. */
@@ -39,8 +28,7 @@ export interface BodyStream {
 }
 
 export function openBodyStream(req: IncomingMessage, timeoutMs: number): BodyStream {
-  // Earlier stages are async: a caller may have gone while they ran, and a destroyed request emits nothing more.
-  if (req.destroyed && !req.readableEnded) throw aborted();
+  if (callerGone(req)) throw aborted();
   const encoding = contentEncoding(req);
   const inflater = encoding === 'identity' || encoding === '' ? undefined : INFLATERS[encoding];
   if (inflater === undefined && encoding !== 'identity' && encoding !== '') {
@@ -51,31 +39,12 @@ export function openBodyStream(req: IncomingMessage, timeoutMs: number): BodyStr
   const body = encoding === 'identity' || encoding === '' ? relay(req) : (inflater as () => Duplex)();
   // Parsers listen for errors themselves; this only keeps an error nobody waits for any more from crashing.
   body.on('error', () => undefined);
-  const end = (error: WebhookError): void => {
-    stop();
+  const stop = watchRequest(req, timeoutMs, (error) => {
     if (!(body instanceof Relay)) req.unpipe(body);
     body.destroy(error);
-  };
-  const reading: Reading = {
-    lastByte: Date.now(),
-    refresh(now) {
-      // Paused by backpressure (a slow disk or parser), the caller is waiting for us, not stalling.
-      if (req.isPaused()) this.lastByte = now;
-    },
-    stall: () => {
-      end(stalled(timeoutMs));
-      req.resume();
-    },
-  };
-  const unwatch = watchStall(timeoutMs, reading);
-  const onProgress = (): void => { reading.lastByte = Date.now(); };
-  const onError = (error: Error): void => end(error instanceof WebhookError ? error : aborted(error));
-  const onClose = (): void => { if (!req.complete) end(aborted()); };
-  const stop = (): void => {
-    unwatch();
-    req.off('data', onProgress).off('end', stop).off('error', onError).off('close', onClose);
-  };
-  req.on('data', onProgress).once('end', stop).on('error', onError).on('close', onClose);
+    // The rest of the body is read and dropped: the error answer can then go out on this connection.
+    req.resume();
+  });
   if (!(body instanceof Relay)) req.pipe(body);
   return {
     stream: body,

@@ -6,6 +6,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { WebhookError } from '../errors.js';
+import { aborted } from './request-watch.js';
 import { storeFailed, TEMP_FILE_MODE, type TempFiles } from './temp-files.js';
 
 /** How much of a call's files may stay in memory, shared by all its files. */
@@ -39,8 +40,6 @@ export interface CollectedFile {
   path?: string;
 }
 
-const aborted = (cause?: unknown): WebhookError =>
-  new WebhookError('BODY_ABORTED', 'The request body was aborted before it was complete.', { cause });
 
 export function collectFile(stream: Readable, settings: SinkSettings): Promise<CollectedFile> {
   return new Promise((resolve, reject) => {

@@ -10,13 +10,14 @@ import type { PendingSignature } from '../guards/signature.js';
 import type { BinaryData, VerifiedSignature } from '../types.js';
 import type { WebhookLogger } from '../logger.js';
 import { describeBinary } from './binary-meta.js';
-import { aborted, contentEncoding, openBodyStream } from './body-stream.js';
+import { contentEncoding, openBodyStream } from './body-stream.js';
 import { isJsonType, parseContentType, type ContentType } from './content-type.js';
 import { parseFormBody } from './form.js';
 import { parseJsonBody } from './json.js';
 import { limitError, type PayloadLimits } from './limits.js';
 import { readBody } from './read-body.js';
 import { readRequestBytes } from './request-bytes.js';
+import { aborted, callerGone } from './request-watch.js';
 import { parseStream, parseUploadFromRequest } from './streamed.js';
 import { TempFiles } from './temp-files.js';
 import { decodeText } from './text.js';
@@ -256,7 +257,7 @@ function parseBody(
     }
     // An uncompressed upload goes from the request straight into busboy, which watches the request itself.
     if (identity && type.kind === 'multipart' && !node.rawBody) {
-      if (req.destroyed && !req.readableEnded) throw aborted();
+      if (callerGone(req)) throw aborted();
       return parseUploadFromRequest(req, shared, node, tempFiles);
     }
     return parseBodyStream(req, shared, node, type, tempFiles);

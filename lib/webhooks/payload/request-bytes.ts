@@ -6,12 +6,11 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { WebhookError } from '../errors.js';
-import { aborted, stalled } from './body-stream.js';
+import { aborted, callerGone, stalled } from './request-watch.js';
 import { watchStall, type Reading } from './stall-sweep.js';
 
 export function readRequestBytes(req: IncomingMessage, limit: number, tooLarge: () => WebhookError, timeoutMs: number): Promise<Buffer> {
-  // Earlier stages are async: a caller may have gone while they ran, and a destroyed request emits nothing more.
-  if (req.destroyed && !req.readableEnded) return Promise.reject(aborted());
+  if (callerGone(req)) return Promise.reject(aborted());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

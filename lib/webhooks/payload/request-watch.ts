@@ -1,14 +1,32 @@
 /**
- * The watch on a request whose body a parser reads straight from the request (an uncompressed upload piped into
- * busboy, with no stream of ours in between): a caller that hangs up is BODY_ABORTED, a body that sends nothing
- * for `timeoutMs` while we wait for it is BODY_TIMEOUT. The request itself is never destroyed, so the error can
- * still be answered on its connection. Progress is read from the socket's byte count at each tick of the shared
- * sweep rather than from a listener on every chunk, which is most of what a watch would cost an upload.
+ * The watch on a request while its body is read: a caller that hangs up is BODY_ABORTED, a body that sends nothing
+ * for `timeoutMs` while we wait for it is BODY_TIMEOUT. Every body reader uses it (busboy reading the request
+ * straight, the inflating or raw body stream); the request itself is never destroyed, so the error can still be
+ * answered on its connection. Progress is read from the socket's byte count at each tick of the shared sweep
+ * rather than from a listener on every chunk, which is most of what a watch would cost an upload.
  */
 import type { IncomingMessage } from 'node:http';
-import type { WebhookError } from '../errors.js';
-import { aborted, stalled } from './body-stream.js';
+import { WebhookError } from '../errors.js';
 import { watchStall, type Reading } from './stall-sweep.js';
+
+export const aborted = (cause?: unknown): WebhookError =>
+  new WebhookError('BODY_ABORTED', 'The request body was aborted before it was complete.', { cause });
+
+/** The rest of a stalled body may never come: the answer closes the connection instead of waiting for it. */
+export function stalled(ms: number): WebhookError {
+  return new WebhookError('BODY_TIMEOUT', `The request body stalled: no bytes arrived for ${ms} ms.`, {
+    hint: 'Send the body without long pauses, or raise the middleware option bodyTimeoutMs.',
+    headers: { connection: 'close' },
+  });
+}
+
+/**
+ * Earlier stages are async: a caller may have gone while they ran, and a destroyed request emits nothing more, so
+ * a reader must not start waiting for it.
+ */
+export function callerGone(req: IncomingMessage): boolean {
+  return req.destroyed && !req.readableEnded;
+}
 
 /** Calls `fail` once if the body stalls or its caller goes before it ends; the returned function ends the watch. */
 export function watchRequest(req: IncomingMessage, timeoutMs: number, fail: (error: WebhookError) => void): () => void {
