@@ -134,7 +134,7 @@ export function collectFile(stream: Readable, settings: SinkSettings): Promise<C
     const onClose = (): void => {
       if (!ended) fail(aborted());
     };
-    // 'limit' comes at most once, and fail() acts once: `on` spares the wrapper of `once`.
-    stream.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose).on('limit', () => fail(settings.tooLarge()));
+    // The size is checked here, chunk by chunk, for every kind of stream (busboy is given no file size limit).
+    stream.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }

@@ -43,11 +43,10 @@ export function parseMultipart(headers: IncomingHttpHeaders, stream: Readable, s
   const { limits } = settings;
   let parser: busboy.Busboy;
   try {
-    parser = busboy({
-      headers,
-      defParamCharset: 'utf8',
-      limits: { fieldSize: limits.fieldSize, fileSize: limits.fileSize, files: limits.files, fields: limits.fields, parts: limits.parts },
-    });
+    // Every limit allows exactly its number and refuses one more. busboy's own limits fire on reaching the number
+    // (a file of exactly fileSize bytes is "truncated"), so counts and file sizes are checked here, and a field value
+    // is cut one byte past its limit, where a cut means it was too long.
+    parser = busboy({ headers, defParamCharset: 'utf8', limits: { fieldSize: limits.fieldSize + 1 } });
   } catch (error) {
     return Promise.reject(malformed(error instanceof Error ? error.message : 'Bad multipart header.', error));
   }
@@ -58,6 +57,8 @@ export function parseMultipart(headers: IncomingHttpHeaders, stream: Readable, s
     const sinks: Promise<unknown>[] = [];
     const open = new Set<Readable>();
     let totalSize = 0;
+    let fileCount = 0;
+    let fieldCount = 0;
     let failed = false;
     let parsed = false;
 
@@ -80,14 +81,27 @@ export function parseMultipart(headers: IncomingHttpHeaders, stream: Readable, s
       resolve({ body, binary: nameUploadedFiles(sent, settings.binaryPropertyName, settings.reserved) });
     };
 
+    /** The part just begun is one too many: the code of the count it breaks, parts first. */
+    const countBroken = (count: number, limit: number, code: WebhookErrorCode): WebhookErrorCode | undefined => {
+      if (fileCount + fieldCount > limits.parts) return 'LIMIT_PART_COUNT';
+      return count > limit ? code : undefined;
+    };
+
     parser.on('field', (name, value, info) => {
+      if (failed) return;
+      const broken = countBroken(++fieldCount, limits.fields, 'LIMIT_FIELD_COUNT');
+      if (broken !== undefined) return overLimit(broken)();
       if (Buffer.byteLength(name) > limits.fieldNameSize) return overLimit('LIMIT_FIELD_NAME_SIZE')();
       if (info.valueTruncated) return overLimit('LIMIT_FIELD_SIZE')();
       addField(body, name, value);
     });
     parser.on('file', (name, file, info) => {
       if (failed) return file.resume();
-      if (Buffer.byteLength(name) > limits.fieldNameSize) return overLimit('LIMIT_FIELD_NAME_SIZE')();
+      const broken = countBroken(++fileCount, limits.files, 'LIMIT_FILE_COUNT');
+      if (broken !== undefined || Buffer.byteLength(name) > limits.fieldNameSize) {
+        file.resume();
+        return overLimit(broken ?? 'LIMIT_FIELD_NAME_SIZE')();
+      }
       open.add(file);
       const slot = files.push(undefined) - 1;
       const sink = collectFile(file, {
@@ -113,9 +127,6 @@ export function parseMultipart(headers: IncomingHttpHeaders, stream: Readable, s
       });
       sinks.push(sink);
     });
-    parser.on('filesLimit', overLimit('LIMIT_FILE_COUNT'));
-    parser.on('fieldsLimit', overLimit('LIMIT_FIELD_COUNT'));
-    parser.on('partsLimit', overLimit('LIMIT_PART_COUNT'));
     parser.on('error', (error: Error) => fail(error instanceof WebhookError ? error : malformed(error.message, error)));
     parser.on('close', () => {
       unwatch?.();

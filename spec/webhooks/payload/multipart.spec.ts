@@ -144,6 +144,20 @@ for (const host of HOSTS) {
       });
     }
 
+    for (const [label, limits, build] of [
+      ['exactly limits.files files', { files: 2 }, (r: request.Test) => r.attach('a', Buffer.alloc(10), 'a').attach('b', Buffer.alloc(10), 'b')],
+      ['exactly limits.fields fields', { fields: 2 }, (r: request.Test) => r.field('a', '1').field('b', '2')],
+      ['exactly limits.parts parts', { parts: 2 }, (r: request.Test) => r.field('a', '1').attach('b', Buffer.alloc(10), 'b')],
+      ['a file of exactly limits.fileSize bytes', { fileSize: 1000 }, (r: request.Test) => r.attach('f', Buffer.alloc(1000), 'f.bin')],
+      ['a field of exactly limits.fieldSize bytes', { fieldSize: 10 }, (r: request.Test) => r.field('a', 'x'.repeat(10))],
+    ] as const) {
+      it(`accepts a form with ${label}`, async () => {
+        const app = await appWith({}, limits, 0);
+        await build(request(app).post(URL_PATH)).expect(200);
+        expect(runs).to.have.length(1);
+      });
+    }
+
     for (const [label, contentType, body] of [
       ['a missing boundary', 'multipart/form-data', 'whatever'],
       ['a wrong boundary', 'multipart/form-data; boundary=other', multipartBody('XyZ', ['Content-Disposition: form-data; name="a"\r\n\r\n1'])],
