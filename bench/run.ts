@@ -10,7 +10,7 @@ import { benchHttp } from './http.js';
 import { benchRedis } from './redis.js';
 import { benchRegistryLookup } from './registry-lookup.js';
 import { benchSigned } from './signed.js';
-import { benchSpeed } from './speed.js';
+import { benchSpeed, speedKinds } from './speed.js';
 import { benchUpload } from './upload.js';
 
 const only = process.argv[2];
@@ -21,7 +21,7 @@ const write = (text: string): boolean => process.stdout.write(text);
 write(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB; ` +
   `autocannon ${settings.connections} connections, ${settings.seconds} s × ${settings.rounds} rounds per contender\n\n`);
 if (wants('speed')) {
-  const speed = { seconds: Number(process.env.BENCH_SECONDS ?? 10), warmup: Number(process.env.BENCH_WARMUP ?? 3), rounds: settings.rounds, connections: 10 };
+  const speed = { seconds: Number(process.env.BENCH_SECONDS ?? 10), warmup: Number(process.env.BENCH_WARMUP ?? 3), rounds: settings.rounds, connections: 10, kinds: speedKinds(process.env.BENCH_KINDS) };
   write(`## Side by side: the limit, Express, Node-RED and this middleware\n\n${await benchSpeed(speed)}\n\n`);
 }
 if (only === undefined || ['json', 'scale', 'form', 'multipart'].includes(only)) write(`## HTTP\n\n${await benchHttp(settings, only)}\n\n`);

@@ -17,9 +17,19 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
 const KINDS = ['json', 'form', 'multipart'] as const;
 type Kind = (typeof KINDS)[number];
+const HEADINGS: Record<Kind, string> = { json: 'small JSON', form: 'urlencoded form', multipart: '100 KiB multipart' };
 
 interface Contender { label: string; server: string; args: string[]; env?: Record<string, string> }
-export interface SpeedSettings { seconds: number; warmup: number; rounds: number; connections: number }
+export interface SpeedSettings { seconds: number; warmup: number; rounds: number; connections: number; kinds: readonly Kind[] }
+
+/** The columns to run: all, or those named in a comma list (`BENCH_KINDS=multipart`); an unknown name is an error. */
+export function speedKinds(list: string | undefined): Kind[] {
+  if (list === undefined || list === '') return [...KINDS];
+  const named = list.split(',').map((name) => name.trim());
+  const unknown = named.filter((name) => !(KINDS as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new Error(`BENCH_KINDS: unknown ${unknown.join(', ')}; the columns are ${KINDS.join(', ')}`);
+  return KINDS.filter((kind) => named.includes(kind));
+}
 
 const canPin = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 
@@ -48,7 +58,9 @@ async function start(contender: Contender): Promise<{ child: ChildProcess; port:
     child.once('message', (message: { port: number }) => resolve(message.port));
     child.once('exit', (code) => reject(new Error(`${contender.label} exited with ${String(code)}`)));
   });
-  if (canPin && child.pid !== undefined) spawnSync('taskset', ['-pc', '0', String(child.pid)], { stdio: 'ignore' });
+  // -a: every thread of the server (its GC and libuv helpers too), else they run beside autocannon on its core and
+  // a server that leaves more work to them looks faster than its one core allows.
+  if (canPin && child.pid !== undefined) spawnSync('taskset', ['-a', '-pc', '0', String(child.pid)], { stdio: 'ignore' });
   return { child, port };
 }
 
@@ -106,14 +118,19 @@ export async function benchSpeed(settings: SpeedSettings): Promise<string> {
   const results = new Map<string, Partial<Record<Kind, number>>>();
   try {
     const bodies = loads(dir);
-    for (const kind of KINDS) {
+    for (const kind of settings.kinds) {
       const running = [];
       for (const contender of contenders(kind, nodeRed)) running.push({ contender, ...(await start(contender)) });
       const samples = new Map<string, number[]>(running.map(({ contender }) => [contender.label, []]));
       try {
         for (const { port } of running) await load(port, bodies[kind], settings.warmup, settings.connections);
         for (let round = 0; round < settings.rounds; round += 1) {
-          for (const { contender, port } of running) samples.get(contender.label)?.push(await load(port, bodies[kind], settings.seconds, settings.connections));
+          for (const { contender, port } of running) {
+            const rate = await load(port, bodies[kind], settings.seconds, settings.connections);
+            // Every round on stderr: the spread between rounds says how far the medians can be trusted.
+            process.stderr.write(`${kind} round ${round + 1}: ${contender.label}: ${fmt(rate)} req/s\n`);
+            samples.get(contender.label)?.push(rate);
+          }
         }
       } finally {
         await Promise.all(running.map(({ child }) => stop(child)));
@@ -129,18 +146,20 @@ export async function benchSpeed(settings: SpeedSettings): Promise<string> {
 function report(results: Map<string, Partial<Record<Kind, number>>>, nodeRed: { dir: string } | { notRun: string }, settings: SpeedSettings): string {
   const row = (fragment: string): Partial<Record<Kind, number>> => [...results].find(([label]) => label.includes(fragment))?.[1] ?? {};
   const [limit, route, inExpress, onNode, red] = [row('the limit'), row('Express 5 route'), row('middleware in Express'), row('middleware on node'), row('Node-RED')];
-  const lines = [`${canPin ? 'Servers pinned to core 0, autocannon to core 1' : 'Not pinned (no taskset)'}; ${settings.connections} connections, `
+  const kinds = settings.kinds;
+  const headings = kinds.map((kind) => HEADINGS[kind]).join(' | ');
+  const lines = [`${canPin ? 'Servers (every thread) pinned to core 0, autocannon to core 1' : 'Not pinned (no taskset)'}; ${settings.connections} connections, `
     + `${settings.warmup} s warm-up, ${settings.rounds} rounds × ${settings.seconds} s, medians.`, '',
-  '| contender | small JSON | urlencoded form | 100 KiB multipart |', '|---|---:|---:|---:|'];
-  for (const [label, values] of results) lines.push(`| ${label} | ${KINDS.map((kind) => fmt(values[kind] ?? 0)).join(' | ')} |`);
-  if ('notRun' in nodeRed) lines.push(`| Node-RED 4.1 | not run: ${nodeRed.notRun} | | |`);
+  `| contender | ${headings} |`, `|---|${kinds.map(() => '---:').join('|')}|`];
+  for (const [label, values] of results) lines.push(`| ${label} | ${kinds.map((kind) => fmt(values[kind] ?? 0)).join(' | ')} |`);
+  if ('notRun' in nodeRed) lines.push(`| Node-RED 4.1 | not run: ${nodeRed.notRun} |${' |'.repeat(kinds.length - 1)}`);
   const ratio = (a: number | undefined, b: number | undefined): string => (a === undefined || b === undefined ? '—' : (a / b).toFixed(2));
   const goal = (label: string, over: Partial<Record<Kind, number>>, of: Partial<Record<Kind, number>>, targets: Record<Kind, number>): string =>
-    `| ${label} | ${KINDS.map((kind) => {
+    `| ${label} | ${kinds.map((kind) => {
       const value = ratio(over[kind], of[kind]);
       return `${value}× (goal ≥ ${targets[kind]}${value === '—' ? '' : Number(value) >= targets[kind] ? ', met' : ', not met'})`;
     }).join(' | ')} |`;
-  lines.push('', '| ratio | small JSON | urlencoded form | 100 KiB multipart |', '|---|---|---|---|',
+  lines.push('', `| ratio | ${headings} |`, `|---|${kinds.map(() => '---').join('|')}|`,
     goal('middleware in Express 5 ÷ Express 5 route', inExpress, route, { json: 1, form: 1, multipart: 1 }),
     goal('middleware in Express 5 ÷ Node-RED', inExpress, red, { json: 1.1, form: 1.1, multipart: 1.1 }),
     goal('middleware on node:http ÷ the limit', onNode, limit, { json: 0.6, form: 0.6, multipart: 0.8 }));
