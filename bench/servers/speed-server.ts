@@ -20,20 +20,26 @@ function answer(res: ServerResponse): void {
   res.end(STARTED);
 }
 
+/**
+ * An upload read as every contender reads it: text fields into an object, each file's bytes into one Buffer, then
+ * `done` (busboy skips the fields of a parser without a 'field' listener, which no real route can do).
+ */
+function readUpload(req: IncomingMessage, done: (fields: Record<string, string>, files: Record<string, Buffer>) => void): void {
+  const parser = busboy({ headers: req.headers });
+  const fields: Record<string, string> = {};
+  const files: Record<string, Buffer> = {};
+  parser.on('field', (name, value) => { fields[name] = value; });
+  parser.on('file', (name, file) => {
+    const chunks: Buffer[] = [];
+    file.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => { files[name] = Buffer.concat(chunks); });
+  });
+  parser.on('close', () => done(fields, files));
+  req.pipe(parser);
+}
+
 /** The limit: read the body, parse it as the kind says, answer; nothing else. */
 function bareNode(): RequestListener {
-  if (kind === 'multipart') {
-    return (req, res) => {
-      const parser = busboy({ headers: req.headers });
-      parser.on('field', () => undefined);
-      parser.on('file', (_name, file) => {
-        const chunks: Buffer[] = [];
-        file.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => Buffer.concat(chunks));
-      });
-      parser.on('close', () => answer(res));
-      req.pipe(parser);
-    };
-  }
+  if (kind === 'multipart') return (req, res) => readUpload(req, () => answer(res));
   return (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -51,15 +57,7 @@ function bareExpress(): RequestListener {
   if (kind === 'json') app.post('/webhook/:path', express.json(), (_req, res) => { res.json({ message: 'Workflow was started' }); });
   if (kind === 'form') app.post('/webhook/:path', express.urlencoded({ extended: false }), (_req, res) => { res.json({ message: 'Workflow was started' }); });
   if (kind === 'multipart') {
-    app.post('/webhook/:path', (req, res) => {
-      const parser = busboy({ headers: req.headers });
-      parser.on('file', (_name, file) => {
-        const chunks: Buffer[] = [];
-        file.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => Buffer.concat(chunks));
-      });
-      parser.on('close', () => { res.json({ message: 'Workflow was started' }); });
-      req.pipe(parser);
-    });
+    app.post('/webhook/:path', (req, res) => readUpload(req, () => { res.json({ message: 'Workflow was started' }); }));
   }
   return app;
 }
