@@ -35,6 +35,9 @@ export interface MultipartResult {
   binary: Record<string, BinaryData> | undefined;
 }
 
+/** Bytes a parser may take from the request ahead of a file being written. */
+const PARSER_HIGH_WATER_MARK = 128 * 1024;
+
 function malformed(detail: string, cause?: unknown): WebhookError {
   return new WebhookError('BODY_INVALID_MULTIPART', 'The submitted form data could not be parsed.', { hint: detail, cause });
 }
@@ -46,7 +49,10 @@ export function parseMultipart(headers: IncomingHttpHeaders, stream: Readable, s
     // Every limit allows exactly its number and refuses one more. busboy's own limits fire on reaching the number
     // (a file of exactly fileSize bytes is "truncated"), so counts and file sizes are checked here, and a field value
     // is cut one byte past its limit, where a cut means it was too long.
-    parser = busboy({ headers, defParamCharset: 'utf8', limits: { fieldSize: limits.fieldSize + 1 } });
+    // highWaterMark above one socket read (64 KiB): with busboy's 16 KiB every chunk of the request reported
+    // backpressure, so the pipe paused and resumed the request once per chunk although busboy parses synchronously.
+    // It holds more only while a file waits for its temp file, and only up to this.
+    parser = busboy({ headers, defParamCharset: 'utf8', highWaterMark: PARSER_HIGH_WATER_MARK, limits: { fieldSize: limits.fieldSize + 1 } });
   } catch (error) {
     return Promise.reject(malformed(error instanceof Error ? error.message : 'Bad multipart header.', error));
   }
