@@ -96,12 +96,16 @@ function loads(dir: string): Record<Kind, Load> {
   };
 }
 
+/**
+ * In the order they run: each compared pair is side by side (the limit and the middleware on node:http, the Express
+ * route and the middleware in Express, then Node-RED), so a pair meets the same moment of a noisy host.
+ */
 function contenders(kind: Kind, nodeRed: { dir: string } | { notRun: string }): Contender[] {
   const list: Contender[] = [
     { label: 'node:http that only parses the body and answers (the limit)', server: 'speed-server.ts', args: ['node', kind] },
+    { label: 'this middleware on node:http (onReceived)', server: 'speed-server.ts', args: ['mwnode', kind] },
     { label: 'Express 5 route with express.json()/urlencoded()/busboy', server: 'speed-server.ts', args: ['express', kind] },
     { label: 'this middleware in Express 5 (onReceived)', server: 'speed-server.ts', args: ['middleware', kind] },
-    { label: 'this middleware on node:http (onReceived)', server: 'speed-server.ts', args: ['mwnode', kind] },
   ];
   if ('dir' in nodeRed) {
     list.push({ label: 'Node-RED 4.1 `http in` → `http response`, embedded in Express 4', server: 'node-red-server.ts', args: [kind], env: { NODE_RED_DIR: join(nodeRed.dir, 'node_modules', 'node-red') } });
@@ -115,7 +119,8 @@ export async function benchSpeed(settings: SpeedSettings): Promise<string> {
   ensureBuild();
   const nodeRed = nodeRedDir();
   const dir = mkdtempSync(join(tmpdir(), 'ww-speed-'));
-  const results = new Map<string, Partial<Record<Kind, number>>>();
+  /** Each contender's req/s per kind, one entry per round. */
+  const results = new Map<string, Partial<Record<Kind, number[]>>>();
   try {
     const bodies = loads(dir);
     for (const kind of settings.kinds) {
@@ -125,7 +130,8 @@ export async function benchSpeed(settings: SpeedSettings): Promise<string> {
       try {
         for (const { port } of running) await load(port, bodies[kind], settings.warmup, settings.connections);
         for (let round = 0; round < settings.rounds; round += 1) {
-          for (const { contender, port } of running) {
+          // Every other round runs backwards: a host that drifts during a round favours no contender.
+          for (const { contender, port } of round % 2 === 0 ? running : [...running].reverse()) {
             const rate = await load(port, bodies[kind], settings.seconds, settings.connections);
             // Every round on stderr: the spread between rounds says how far the medians can be trusted.
             process.stderr.write(`${kind} round ${round + 1}: ${contender.label}: ${fmt(rate)} req/s\n`);
@@ -135,7 +141,7 @@ export async function benchSpeed(settings: SpeedSettings): Promise<string> {
       } finally {
         await Promise.all(running.map(({ child }) => stop(child)));
       }
-      for (const [label, list] of samples) results.set(label, { ...results.get(label), [kind]: median(list) });
+      for (const [label, list] of samples) results.set(label, { ...results.get(label), [kind]: list });
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -143,21 +149,28 @@ export async function benchSpeed(settings: SpeedSettings): Promise<string> {
   return report(results, nodeRed, settings);
 }
 
-function report(results: Map<string, Partial<Record<Kind, number>>>, nodeRed: { dir: string } | { notRun: string }, settings: SpeedSettings): string {
-  const row = (fragment: string): Partial<Record<Kind, number>> => [...results].find(([label]) => label.includes(fragment))?.[1] ?? {};
+function report(results: Map<string, Partial<Record<Kind, number[]>>>, nodeRed: { dir: string } | { notRun: string }, settings: SpeedSettings): string {
+  const row = (fragment: string): Partial<Record<Kind, number[]>> => [...results].find(([label]) => label.includes(fragment))?.[1] ?? {};
   const [limit, route, inExpress, onNode, red] = [row('the limit'), row('Express 5 route'), row('middleware in Express'), row('middleware on node'), row('Node-RED')];
   const kinds = settings.kinds;
   const headings = kinds.map((kind) => HEADINGS[kind]).join(' | ');
   const lines = [`${canPin ? 'Servers (every thread) pinned to core 0, autocannon to core 1' : 'Not pinned (no taskset)'}; ${settings.connections} connections, `
-    + `${settings.warmup} s warm-up, ${settings.rounds} rounds × ${settings.seconds} s, medians.`, '',
+    + `${settings.warmup} s warm-up, ${settings.rounds} rounds × ${settings.seconds} s (every other round backwards), medians; `
+    + 'a ratio is the median of the rounds\' ratios.', '',
   `| contender | ${headings} |`, `|---|${kinds.map(() => '---:').join('|')}|`];
-  for (const [label, values] of results) lines.push(`| ${label} | ${kinds.map((kind) => fmt(values[kind] ?? 0)).join(' | ')} |`);
+  for (const [label, values] of results) lines.push(`| ${label} | ${kinds.map((kind) => fmt(median(values[kind] ?? [0]))).join(' | ')} |`);
   if ('notRun' in nodeRed) lines.push(`| Node-RED 4.1 | not run: ${nodeRed.notRun} |${' |'.repeat(kinds.length - 1)}`);
-  const ratio = (a: number | undefined, b: number | undefined): string => (a === undefined || b === undefined ? '—' : (a / b).toFixed(2));
-  const goal = (label: string, over: Partial<Record<Kind, number>>, of: Partial<Record<Kind, number>>, targets: Record<Kind, number>): string =>
+  /** The median of the rounds' own ratios: each round compares two servers measured minutes, not a run, apart. */
+  const ratio = (over: number[] | undefined, of: number[] | undefined): { value: string; rounds: string } => {
+    if (over === undefined || of === undefined || over.length !== of.length) return { value: '—', rounds: '' };
+    const each = over.map((rate, round) => rate / (of[round] as number));
+    return { value: median(each).toFixed(2), rounds: each.map((r) => r.toFixed(2)).join(', ') };
+  };
+  const goal = (label: string, over: Partial<Record<Kind, number[]>>, of: Partial<Record<Kind, number[]>>, targets: Record<Kind, number>): string =>
     `| ${label} | ${kinds.map((kind) => {
-      const value = ratio(over[kind], of[kind]);
-      return `${value}× (goal ≥ ${targets[kind]}${value === '—' ? '' : Number(value) >= targets[kind] ? ', met' : ', not met'})`;
+      const { value, rounds } = ratio(over[kind], of[kind]);
+      if (value === '—') return `— (goal ≥ ${targets[kind]})`;
+      return `${value}× (goal ≥ ${targets[kind]}, ${Number(value) >= targets[kind] ? 'met' : 'not met'}; rounds ${rounds})`;
     }).join(' | ')} |`;
   lines.push('', `| ratio | ${headings} |`, `|---|${kinds.map(() => '---').join('|')}|`,
     goal('middleware in Express 5 ÷ Express 5 route', inExpress, route, { json: 1, form: 1, multipart: 1 }),
