@@ -203,7 +203,8 @@ async function parseWithTempFiles(
   try {
     // parseBody made a fresh object: completed in place rather than copied.
     const payload = await parseBody(req, shared, node, type, tempFiles, bytes) as Payload;
-    payload.cleanup = () => tempFiles.removeAll();
+    // Every file is written by now: files that all stayed in memory leave nothing to wait for after the run.
+    payload.cleanup = tempFiles.used ? () => tempFiles.removeAll() : noCleanup;
     return payload;
   } catch (error) {
     await tempFiles.removeAll();

@@ -25,6 +25,11 @@ export class TempFiles {
     this.#parent = parent;
   }
 
+  /** Whether a file was asked for: a call whose files all stayed in memory has nothing to remove. */
+  get used(): boolean {
+    return this.#dir !== undefined;
+  }
+
   /** A new file name in the call's private directory (made on first use). */
   async next(): Promise<string> {
     if (this.#removed) throw storeFailed(new Error('The call\'s temp files were already removed.'));
