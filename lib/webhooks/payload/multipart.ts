@@ -47,12 +47,13 @@ export function parseMultipart(headers: IncomingHttpHeaders, stream: Readable, s
   let parser: busboy.Busboy;
   try {
     // Every limit allows exactly its number and refuses one more. busboy's own limits fire on reaching the number
-    // (a file of exactly fileSize bytes is "truncated"), so counts and file sizes are checked here, and a field value
-    // is cut one byte past its limit, where a cut means it was too long.
+    // (a file of exactly fileSize bytes is "truncated"), so files, fields and sizes are checked here, a field value
+    // is cut one byte past its limit (a cut means it was too long), and busboy counts one part more than allowed:
+    // only it sees the parts it skips (no Content-Disposition), which must not flood past the limit.
     // highWaterMark above one socket read (64 KiB): with busboy's 16 KiB every chunk of the request reported
     // backpressure, so the pipe paused and resumed the request once per chunk although busboy parses synchronously.
     // It holds more only while a file waits for its temp file, and only up to this.
-    parser = busboy({ headers, defParamCharset: 'utf8', highWaterMark: PARSER_HIGH_WATER_MARK, limits: { fieldSize: limits.fieldSize + 1 } });
+    parser = busboy({ headers, defParamCharset: 'utf8', highWaterMark: PARSER_HIGH_WATER_MARK, limits: { fieldSize: limits.fieldSize + 1, parts: limits.parts + 1 } });
   } catch (error) {
     return Promise.reject(malformed(error instanceof Error ? error.message : 'Bad multipart header.', error));
   }
@@ -133,6 +134,7 @@ export function parseMultipart(headers: IncomingHttpHeaders, stream: Readable, s
       });
       sinks.push(sink);
     });
+    parser.on('partsLimit', overLimit('LIMIT_PART_COUNT'));
     parser.on('error', (error: Error) => fail(error instanceof WebhookError ? error : malformed(error.message, error)));
     parser.on('close', () => {
       unwatch?.();

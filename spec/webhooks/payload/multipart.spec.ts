@@ -158,6 +158,17 @@ for (const host of HOSTS) {
       });
     }
 
+    it('answers 413 LIMIT_PART_COUNT for more parts than limits.parts even when they are parts it ignores', async () => {
+      const app = await appWith({}, { parts: 2 }, 0);
+      const nameless = multipartBody('XyZ', ['Content-Type: text/plain\r\n\r\na', 'Content-Type: text/plain\r\n\r\nb', 'Content-Type: text/plain\r\n\r\nc']);
+      const res = await send(app, { path: URL_PATH, headers: { 'content-type': 'multipart/form-data; boundary=XyZ' }, chunks: [nameless] });
+      expect([res.status, (res.body as { code?: string }).code]).to.deep.equal([413, 'LIMIT_PART_COUNT']);
+      const two = multipartBody('XyZ', ['Content-Type: text/plain\r\n\r\na', 'Content-Type: text/plain\r\n\r\nb']);
+      const accepted = await send(app, { path: URL_PATH, headers: { 'content-type': 'multipart/form-data; boundary=XyZ' }, chunks: [two] });
+      expect(accepted.status).to.equal(200);
+      expect(runs).to.have.length(1);
+    });
+
     for (const [label, contentType, body] of [
       ['a missing boundary', 'multipart/form-data', 'whatever'],
       ['a wrong boundary', 'multipart/form-data; boundary=other', multipartBody('XyZ', ['Content-Disposition: form-data; name="a"\r\n\r\n1'])],
