@@ -88,7 +88,10 @@ export function parseMultipart(headers: IncomingHttpHeaders, stream: Readable, s
       resolve({ body, binary: nameUploadedFiles(sent, settings.binaryPropertyName, settings.reserved) });
     };
 
-    /** The part just begun is one too many: the code of the count it breaks, parts first. */
+    /**
+     * The part just begun is one too many: the code of the count it breaks, parts first. Parts are counted here too
+     * (busboy counts them only as they end), so a file past the part limit is refused before its bytes are read.
+     */
     const countBroken = (count: number, limit: number, code: WebhookErrorCode): WebhookErrorCode | undefined => {
       if (fileCount + fieldCount > limits.parts) return 'LIMIT_PART_COUNT';
       return count > limit ? code : undefined;
