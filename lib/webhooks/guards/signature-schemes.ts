@@ -112,10 +112,10 @@ function standardWebhooks(req: IncomingMessage): SignatureClaim {
 
 function github(req: IncomingMessage): SignatureClaim {
   const value = required(req, SENT.github.signature);
-  if (!value.startsWith('sha256=')) throw malformed('X-Hub-Signature-256 header');
+  if (!value.startsWith('sha256=')) throw malformed(`${SENT.github.signature} header`);
   return {
     scheme: 'github', header: SENT.github.signature.toLowerCase(), algorithm: 'sha256',
-    signatures: [decode(value.slice(7), 'hex', 'X-Hub-Signature-256 header')],
+    signatures: [decode(value.slice(7), 'hex', `${SENT.github.signature} header`)],
     signedContent: (body) => body, keyOf: utf8Key,
   };
 }
@@ -124,11 +124,11 @@ function stripe(req: IncomingMessage): SignatureClaim {
   const value = required(req, SENT.stripe.signature);
   const pairs = value.split(',').map((pair) => pair.trim().split('=') as [string, string | undefined]);
   const t = pairs.find(([key]) => key === 't')?.[1];
-  const signatures = pairs.filter(([key]) => key === 'v1').map(([, text]) => decode(text ?? '', 'hex', 'Stripe-Signature header'));
-  if (t === undefined || signatures.length === 0) throw malformed('Stripe-Signature header');
+  const signatures = pairs.filter(([key]) => key === 'v1').map(([, text]) => decode(text ?? '', 'hex', `${SENT.stripe.signature} header`));
+  if (t === undefined || signatures.length === 0) throw malformed(`${SENT.stripe.signature} header`);
   return {
     scheme: 'stripe', header: SENT.stripe.signature.toLowerCase(), algorithm: 'sha256', signatures,
-    timestamp: unixSeconds(t, 'Stripe-Signature timestamp'),
+    timestamp: unixSeconds(t, `${SENT.stripe.signature} timestamp`),
     signedContent: (body) => joined(`${t}.`, body), keyOf: utf8Key,
   };
 }
@@ -136,11 +136,11 @@ function stripe(req: IncomingMessage): SignatureClaim {
 function slack(req: IncomingMessage): SignatureClaim {
   const value = required(req, SENT.slack.signature);
   const timestamp = required(req, SENT.slack.timestamp);
-  if (!value.startsWith('v0=')) throw malformed('X-Slack-Signature header');
+  if (!value.startsWith('v0=')) throw malformed(`${SENT.slack.signature} header`);
   return {
     scheme: 'slack', header: SENT.slack.signature.toLowerCase(), algorithm: 'sha256',
-    signatures: [decode(value.slice(3), 'hex', 'X-Slack-Signature header')],
-    timestamp: unixSeconds(timestamp, 'X-Slack-Request-Timestamp header'),
+    signatures: [decode(value.slice(3), 'hex', `${SENT.slack.signature} header`)],
+    timestamp: unixSeconds(timestamp, `${SENT.slack.timestamp} header`),
     signedContent: (body) => joined(`v0:${timestamp}:`, body), keyOf: utf8Key,
   };
 }

@@ -28,8 +28,11 @@ export function callerGone(req: IncomingMessage): boolean {
   return req.destroyed && !req.readableEnded;
 }
 
-/** Calls `fail` once if the body stalls or its caller goes before it ends; the returned function ends the watch. */
-export function watchRequest(req: IncomingMessage, timeoutMs: number, fail: (error: WebhookError) => void): () => void {
+/**
+ * Calls `fail` once if the body stalls or its caller goes before it ends, else `ended` once the body is in; the
+ * returned function ends the watch early.
+ */
+export function watchRequest(req: IncomingMessage, timeoutMs: number, fail: (error: WebhookError) => void, ended?: () => void): () => void {
   let bytesRead = req.socket?.bytesRead ?? 0;
   const reading: Reading = {
     lastByte: Date.now(),
@@ -61,6 +64,11 @@ export function watchRequest(req: IncomingMessage, timeoutMs: number, fail: (err
     fail(error);
   };
   // Once the body is in, what is left (files still being written) is our work, not the caller's.
-  req.on('end', stop).on('close', onClose);
+  const onEnd = (): void => {
+    if (stopped) return;
+    stop();
+    ended?.();
+  };
+  req.on('end', onEnd).on('close', onClose);
   return stop;
 }
