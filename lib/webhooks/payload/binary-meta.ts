@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { extname } from 'node:path';
 import prettyBytes from 'pretty-bytes';
 import type { BinaryData, BinaryFileType } from '../types.js';
+import { defineData } from './joined-data.js';
 
 type MimeTypes = typeof import('mime-types');
 
@@ -22,7 +23,9 @@ export interface BinaryContent {
   /** The name the caller gave (a multipart part's filename, a Content-Disposition), if any. */
   fileName: string | undefined;
   bytes: number;
+  /** The bytes in memory, as one Buffer or as the chunks they arrived in. */
   data?: Buffer;
+  chunks?: readonly Buffer[];
   path?: string;
 }
 
@@ -47,7 +50,7 @@ export function fileExtensionOf(fileName: string, mimeType: string): string | un
   return mimeTypes.extension(mimeType) || undefined;
 }
 
-/** A binary entry with its full metadata; `data` or `path` as the bytes were kept. */
+/** A binary entry with its full metadata; `data` or `path` as the bytes were kept (`data` joined from chunks when read). */
 export function describeBinary(content: BinaryContent): BinaryData {
   const fileName = content.fileName ?? randomUUID();
   const binary: BinaryData = {
@@ -61,6 +64,7 @@ export function describeBinary(content: BinaryContent): BinaryData {
   const fileType = fileTypeOf(content.mimeType);
   if (fileType !== undefined) binary.fileType = fileType;
   if (content.data !== undefined) binary.data = content.data;
+  else if (content.chunks !== undefined) defineData(binary, content.chunks, content.bytes);
   if (content.path !== undefined) binary.path = content.path;
   return binary;
 }

@@ -42,7 +42,7 @@ export async function collectBinaryBody(
     mimeType: mediaType || 'application/octet-stream',
     fileName: dispositionFileName(headers['content-disposition']),
     bytes: collected.size,
-    data: collected.data,
+    chunks: collected.chunks,
     path: collected.path,
   });
 }

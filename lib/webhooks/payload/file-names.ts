@@ -12,12 +12,12 @@ export interface UploadedFile {
   fileName: string | undefined;
   mimeType: string;
   size: number;
-  data?: Buffer;
+  chunks?: readonly Buffer[];
   path?: string;
 }
 
 function toBinary(file: UploadedFile): BinaryData {
-  return describeBinary({ mimeType: file.mimeType, fileName: file.fileName, bytes: file.size, data: file.data, path: file.path });
+  return describeBinary({ mimeType: file.mimeType, fileName: file.fileName, bytes: file.size, chunks: file.chunks, path: file.path });
 }
 
 export function nameUploadedFiles(

@@ -36,7 +36,8 @@ export interface SinkSettings {
 
 export interface CollectedFile {
   size: number;
-  data?: Buffer;
+  /** The bytes held in memory, in the chunks they arrived in (joined only when read: see joined-data.ts). */
+  chunks?: readonly Buffer[];
   path?: string;
 }
 
@@ -124,7 +125,7 @@ export function collectFile(stream: Readable, settings: SinkSettings): Promise<C
       // The listeners stay: the 'close' that follows a normal end, or a late error, must not fail the file (the
       // handlers check `ended`), and detaching them would cost every upload more than keeping them.
       ended = true;
-      if (mode === 'memory') settle({ size, data: Buffer.concat(chunks, size) });
+      if (mode === 'memory') settle({ size, chunks });
       else if (mode === 'disk') (file as WriteStream).end();
       // 'opening': openFile() ends the file once it is open.
     };

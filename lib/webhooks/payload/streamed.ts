@@ -44,10 +44,10 @@ export async function parseStream(req: IncomingMessage, stream: Readable, type: 
   const raw = await collectFile(stream, {
     budget: settings.budget, tempFiles, limit: limits.totalFileSize + limits.bodySize, tooLarge: () => limitError('LIMIT_TOTAL_FILE_SIZE', limits),
   });
-  const replay = raw.data === undefined ? createReadStream(raw.path as string) : Readable.from([raw.data]);
+  const replay = raw.chunks === undefined ? createReadStream(raw.path as string) : Readable.from(raw.chunks);
   const parsed = await parseMultipart(req.headers, replay, settings);
   const binary: Record<string, BinaryData> = { ...parsed.binary };
-  setOwn(binary, 'data', describeBinary({ mimeType, fileName: undefined, bytes: raw.size, data: raw.data, path: raw.path }));
+  setOwn(binary, 'data', describeBinary({ mimeType, fileName: undefined, bytes: raw.size, chunks: raw.chunks, path: raw.path }));
   return { body: parsed.body, binary };
 }
 

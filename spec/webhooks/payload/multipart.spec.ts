@@ -55,6 +55,18 @@ for (const host of HOSTS) {
       expect(file?.data?.toString()).to.equal('%PDF-1.7 tiny');
     });
 
+    it('gives a file that arrived in many reads as one Buffer with every byte, listed like any other field', async () => {
+      const app = await appWith();
+      const bytes = Buffer.alloc(300 * 1024);
+      for (let i = 0; i < bytes.length; i += 1) bytes[i] = (i * 7919) % 251;
+      await request(app).post(URL_PATH).attach('scan', bytes, { filename: 'scan.bin', contentType: 'application/octet-stream' }).expect(200);
+      const file = binaryOf().scan;
+      expect(Object.keys(file ?? {})).to.include('data');
+      expect(file?.bytes).to.equal(bytes.length);
+      expect(Buffer.compare(file?.data ?? Buffer.alloc(0), bytes)).to.equal(0);
+      expect(file?.data).to.equal(file?.data);
+    });
+
     it('names files after their fields: [] removed, several on one field numbered', async () => {
       const app = await appWith();
       await request(app).post(URL_PATH)

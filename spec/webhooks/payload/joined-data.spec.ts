@@ -1,0 +1,41 @@
+import { expect } from 'chai';
+import { defineData } from '../../../lib/webhooks/payload/joined-data.js';
+
+describe('the data of a file held in memory', () => {
+  const chunks = [Buffer.from('hello '), Buffer.from('big '), Buffer.from('world')];
+
+  it('joins the chunks into one Buffer when first read, and gives that same Buffer after', () => {
+    const entry: { data?: Buffer } = {};
+    defineData(entry, chunks, 15);
+    const data = entry.data;
+    expect(data?.toString()).to.equal('hello big world');
+    expect(entry.data).to.equal(data);
+    expect(Object.getOwnPropertyDescriptor(entry, 'data')).to.include({ value: data, writable: true, enumerable: true });
+  });
+
+  it('is an own enumerable property like any other, so copies, JSON and key lists see it', () => {
+    const entry: { mimeType: string; data?: Buffer } = { mimeType: 'text/plain' };
+    defineData(entry, chunks, 15);
+    expect(Object.keys(entry)).to.deep.equal(['mimeType', 'data']);
+    expect({ ...entry }.data?.toString()).to.equal('hello big world');
+    expect(JSON.parse(JSON.stringify(entry)).data.data).to.have.length(15);
+    expect(structuredClone(entry).data).to.deep.equal(Buffer.from('hello big world'));
+  });
+
+  it('takes a value assigned before it was read, and never joins the chunks then', () => {
+    const entry: { data?: Buffer } = {};
+    defineData(entry, chunks, 15);
+    entry.data = Buffer.from('replaced');
+    expect(entry.data.toString()).to.equal('replaced');
+  });
+
+  it('gives a single chunk as it is (no copy), and no chunk as an empty Buffer', () => {
+    const only = Buffer.from('one');
+    const single: { data?: Buffer } = {};
+    defineData(single, [only], 3);
+    expect(single.data).to.equal(only);
+    const none: { data?: Buffer } = {};
+    defineData(none, [], 0);
+    expect(none.data).to.deep.equal(Buffer.alloc(0));
+  });
+});
