@@ -96,19 +96,31 @@ function loads(dir: string): Record<Kind, Load> {
   };
 }
 
+const LABELS = {
+  limit: 'node:http that only parses the body and answers (the limit)',
+  onNode: 'this middleware on node:http (onReceived)',
+  route: 'Express 5 route with express.json()/urlencoded()/busboy',
+  inExpress: 'this middleware in Express 5 (onReceived)',
+  reading: 'the same, its run reading every file\'s bytes',
+  nodeRed: 'Node-RED 4.1 `http in` → `http response`, embedded in Express 4',
+} as const;
+
 /**
  * In the order they run: each compared pair is side by side (the limit and the middleware on node:http, the Express
  * route and the middleware in Express, then Node-RED), so a pair meets the same moment of a noisy host.
  */
 function contenders(kind: Kind, nodeRed: { dir: string } | { notRun: string }): Contender[] {
   const list: Contender[] = [
-    { label: 'node:http that only parses the body and answers (the limit)', server: 'speed-server.ts', args: ['node', kind] },
-    { label: 'this middleware on node:http (onReceived)', server: 'speed-server.ts', args: ['mwnode', kind] },
-    { label: 'Express 5 route with express.json()/urlencoded()/busboy', server: 'speed-server.ts', args: ['express', kind] },
-    { label: 'this middleware in Express 5 (onReceived)', server: 'speed-server.ts', args: ['middleware', kind] },
+    { label: LABELS.limit, server: 'speed-server.ts', args: ['node', kind] },
+    { label: LABELS.onNode, server: 'speed-server.ts', args: ['mwnode', kind] },
+    { label: LABELS.route, server: 'speed-server.ts', args: ['express', kind] },
+    { label: LABELS.inExpress, server: 'speed-server.ts', args: ['middleware', kind] },
   ];
+  // The middleware joins a file's chunks into one Buffer only when the run reads it; the route always does. This
+  // row has the run read every file, so the same work is compared too.
+  if (kind === 'multipart') list.push({ label: LABELS.reading, server: 'speed-server.ts', args: ['middleware-reads', kind] });
   if ('dir' in nodeRed) {
-    list.push({ label: 'Node-RED 4.1 `http in` → `http response`, embedded in Express 4', server: 'node-red-server.ts', args: [kind], env: { NODE_RED_DIR: join(nodeRed.dir, 'node_modules', 'node-red') } });
+    list.push({ label: LABELS.nodeRed, server: 'node-red-server.ts', args: [kind], env: { NODE_RED_DIR: join(nodeRed.dir, 'node_modules', 'node-red') } });
   }
   return list;
 }
@@ -150,15 +162,15 @@ export async function benchSpeed(settings: SpeedSettings): Promise<string> {
 }
 
 function report(results: Map<string, Partial<Record<Kind, number[]>>>, nodeRed: { dir: string } | { notRun: string }, settings: SpeedSettings): string {
-  const row = (fragment: string): Partial<Record<Kind, number[]>> => [...results].find(([label]) => label.includes(fragment))?.[1] ?? {};
-  const [limit, route, inExpress, onNode, red] = [row('the limit'), row('Express 5 route'), row('middleware in Express'), row('middleware on node'), row('Node-RED')];
+  const row = (label: string): Partial<Record<Kind, number[]>> => results.get(label) ?? {};
+  const [limit, route, inExpress, reading, onNode, red] = [row(LABELS.limit), row(LABELS.route), row(LABELS.inExpress), row(LABELS.reading), row(LABELS.onNode), row(LABELS.nodeRed)];
   const kinds = settings.kinds;
   const headings = kinds.map((kind) => HEADINGS[kind]).join(' | ');
   const lines = [`${canPin ? 'Servers (every thread) pinned to core 0, autocannon to core 1' : 'Not pinned (no taskset)'}; ${settings.connections} connections, `
     + `${settings.warmup} s warm-up, ${settings.rounds} rounds × ${settings.seconds} s (every other round backwards), medians; `
     + 'a ratio is the median of the rounds\' ratios.', '',
   `| contender | ${headings} |`, `|---|${kinds.map(() => '---:').join('|')}|`];
-  for (const [label, values] of results) lines.push(`| ${label} | ${kinds.map((kind) => fmt(median(values[kind] ?? [0]))).join(' | ')} |`);
+  for (const [label, values] of results) lines.push(`| ${label} | ${kinds.map((kind) => (values[kind] === undefined ? '—' : fmt(median(values[kind])))).join(' | ')} |`);
   if ('notRun' in nodeRed) lines.push(`| Node-RED 4.1 | not run: ${nodeRed.notRun} |${' |'.repeat(kinds.length - 1)}`);
   /** The median of the rounds' own ratios: each round compares two servers measured minutes, not a run, apart. */
   const ratio = (over: number[] | undefined, of: number[] | undefined): { value: string; rounds: string } => {
@@ -176,5 +188,11 @@ function report(results: Map<string, Partial<Record<Kind, number[]>>>, nodeRed: 
     goal('middleware in Express 5 ÷ Express 5 route', inExpress, route, { json: 1, form: 1, multipart: 1 }),
     goal('middleware in Express 5 ÷ Node-RED', inExpress, red, { json: 1.1, form: 1.1, multipart: 1.1 }),
     goal('middleware on node:http ÷ the limit', onNode, limit, { json: 0.6, form: 0.6, multipart: 0.8 }));
+  if (kinds.includes('multipart')) {
+    // No goal: the same work as the route (every file joined into one Buffer), for the reader to weigh the above.
+    const { value, rounds } = ratio(reading.multipart, route.multipart);
+    lines.push(`| its run reading every file ÷ Express 5 route (the same work; no goal) | ${kinds.map((kind) =>
+      (kind === 'multipart' ? `${value}×${rounds === '' ? '' : ` (rounds ${rounds})`}` : '—')).join(' | ')} |`);
+  }
   return lines.join('\n');
 }

@@ -1,8 +1,8 @@
 /**
  * One contender of the side-by-side speed table (bench/speed.ts), in its own process: argv `<family> <kind>` with
  * family `node` (parses the body and answers, the limit), `express` (an Express 5 route with express.json(),
- * express.urlencoded() or busboy), `middleware` (this middleware in Express 5) or `mwnode` (this middleware on
- * node:http), and kind `json`, `form` or `multipart`. It imports the package by name, so the runner decides whether
+ * express.urlencoded() or busboy), `middleware` (this middleware in Express 5), `middleware-reads` (the same, its
+ * run reading every file's bytes, which joins them into one Buffer) or `mwnode` (this middleware on node:http), and kind `json`, `form` or `multipart`. It imports the package by name, so the runner decides whether
  * that is the built package (as hosts run it) or the sources. Reports `{ type: 'ready', port }` over IPC.
  */
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { parse as parseQueryString } from 'node:querystring';
 import busboy from 'busboy';
 import express from 'express';
-import { createWebhookMiddleware, MemoryWebhookRegistry } from 'workflow-webhooks';
+import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookExecutor } from 'workflow-webhooks';
 
 const [family = 'node', kind = 'json'] = process.argv.slice(2);
 const STARTED = JSON.stringify({ message: 'Workflow was started' });
@@ -62,18 +62,26 @@ function bareExpress(): RequestListener {
   return app;
 }
 
-async function withMiddleware(bare: boolean): Promise<RequestListener> {
+async function withMiddleware(bare: boolean, readsFiles: boolean): Promise<RequestListener> {
   const registry = new MemoryWebhookRegistry();
   await registry.activate({ workflowId: 'hook', nodes: [{ name: 'Webhook', parameters: { path: 'hook', httpMethod: 'POST' } }] });
   const output = { items: [{ json: { ok: true } }] };
-  const middleware = createWebhookMiddleware(registry, () => output);
+  const executor: WebhookExecutor = readsFiles
+    ? (run) => {
+      let bytes = 0;
+      for (const file of Object.values(run.items[0]?.binary ?? {})) bytes += file.data?.length ?? 0;
+      if (bytes === 0) throw new Error('the upload carried no bytes');
+      return output;
+    }
+    : () => output;
+  const middleware = createWebhookMiddleware(registry, executor);
   if (bare) return (req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); });
   const app = express();
   app.use(middleware);
   return app;
 }
 
-const listener = family === 'node' ? bareNode() : family === 'express' ? bareExpress() : await withMiddleware(family === 'mwnode');
+const listener = family === 'node' ? bareNode() : family === 'express' ? bareExpress() : await withMiddleware(family === 'mwnode', family === 'middleware-reads');
 const server = createServer(listener);
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => process.send?.({ type: 'ready', port: (server.address() as AddressInfo).port }));
