@@ -29,10 +29,13 @@ function assign(this: Entry, value: Buffer | undefined): void {
 const JOIN_ON_READ: PropertyDescriptor = { configurable: true, enumerable: true, get: joinOnRead, set: assign };
 const CHUNKS_SLOT: PropertyDescriptor = { configurable: true, enumerable: false, writable: true, value: undefined };
 
-/** The bytes as one Buffer: the only chunk as it is, else `chunks` joined on first read. */
+/**
+ * The bytes as one Buffer of their own, joined on first read. A single chunk is copied too: it may share memory with
+ * other bytes (a `rawBody` node's raw entry and its files are parsed from the same chunks).
+ */
 export function defineData(target: { data?: Buffer }, chunks: readonly Buffer[], size: number): void {
-  if (chunks.length <= 1) {
-    target.data = chunks[0] ?? Buffer.alloc(0);
+  if (chunks.length === 0) {
+    target.data = Buffer.alloc(0);
     return;
   }
   Object.defineProperty(target, CHUNKS, CHUNKS_SLOT);

@@ -29,11 +29,13 @@ describe('the data of a file held in memory', () => {
     expect(entry.data.toString()).to.equal('replaced');
   });
 
-  it('gives a single chunk as it is (no copy), and no chunk as an empty Buffer', () => {
+  it('copies a single chunk too, so data never shares memory with other bytes; no chunk is an empty Buffer', () => {
     const only = Buffer.from('one');
     const single: { data?: Buffer } = {};
     defineData(single, [only], 3);
-    expect(single.data).to.equal(only);
+    expect(single.data).to.deep.equal(only);
+    (single.data as Buffer)[0] = 0x4f;
+    expect(only.toString()).to.equal('one');
     const none: { data?: Buffer } = {};
     defineData(none, [], 0);
     expect(none.data).to.deep.equal(Buffer.alloc(0));
