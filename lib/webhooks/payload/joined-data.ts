@@ -1,27 +1,40 @@
 /**
  * The `data` of a binary entry held in memory. Its bytes stay the chunks they arrived in until `data` is first read,
- * which joins them into one Buffer once; from then on `data` is a plain property. A run that never reads the bytes
+ * which joins them into one Buffer once; from then on `data` gives that Buffer. A run that never reads the bytes
  * (it answers first, or looks only at the metadata) pays no copy, and an upload allocates half as much memory.
  */
 
-/** Where an entry keeps its chunks until `data` is read: a symbol, so keys, spreads, clones and JSON never see it. */
-const CHUNKS = Symbol('workflow-webhooks: chunks not yet joined');
+/** Where an entry keeps its bytes: a non-enumerable symbol, so keys, spreads, clones and JSON never see it. */
+const CHUNKS = Symbol('workflow-webhooks: bytes held');
+
+/** The chunks until `data` is read, then the joined (or assigned) Buffer. */
+interface Held {
+  chunks: readonly Buffer[] | undefined;
+  size: number;
+  data: Buffer | undefined;
+}
 
 interface Entry {
   data?: Buffer;
-  [CHUNKS]?: { chunks: readonly Buffer[]; size: number } | undefined;
+  [CHUNKS]?: Held;
 }
 
-function joinOnRead(this: Entry): Buffer {
-  const held = this[CHUNKS] as { chunks: readonly Buffer[]; size: number };
-  const data = Buffer.concat(held.chunks, held.size);
-  settle(this, data);
-  return data;
+function joinOnRead(this: Entry): Buffer | undefined {
+  const held = this[CHUNKS] as Held;
+  if (held.chunks !== undefined) {
+    held.data = Buffer.concat(held.chunks, held.size);
+    held.chunks = undefined;
+  }
+  return held.data;
 }
 
-// Assigned before it was read: the new value wins, the chunks are dropped.
+// Assigned before it was read: the new value wins, the chunks are dropped. A frozen entry keeps its data, as a
+// frozen object's plain property would.
 function assign(this: Entry, value: Buffer | undefined): void {
-  settle(this, value);
+  if (Object.isFrozen(this)) throw new TypeError("Cannot assign to read only property 'data' of a frozen binary entry");
+  const held = this[CHUNKS] as Held;
+  held.data = value;
+  held.chunks = undefined;
 }
 
 // One getter and setter for every entry, so V8 shares the entries' shape (new functions per entry would give each
@@ -39,11 +52,6 @@ export function defineData(target: { data?: Buffer }, chunks: readonly Buffer[],
     return;
   }
   Object.defineProperty(target, CHUNKS, CHUNKS_SLOT);
-  (target as Entry)[CHUNKS] = { chunks, size };
+  (target as Entry)[CHUNKS] = { chunks, size, data: undefined };
   Object.defineProperty(target, 'data', JOIN_ON_READ);
-}
-
-function settle(target: Entry, value: Buffer | undefined): void {
-  Object.defineProperty(target, 'data', { configurable: true, enumerable: true, writable: true, value });
-  target[CHUNKS] = undefined;
 }
