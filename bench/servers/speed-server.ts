@@ -2,8 +2,9 @@
  * One contender of the side-by-side speed table (bench/speed.ts), in its own process: argv `<family> <kind>` with
  * family `node` (parses the body and answers, the limit), `express` (an Express 5 route with express.json(),
  * express.urlencoded() or busboy), `middleware` (this middleware in Express 5), `middleware-reads` (the same, its
- * run reading every file's bytes, which joins them into one Buffer) or `mwnode` (this middleware on node:http), and kind `json`, `form` or `multipart`. It imports the package by name, so the runner decides whether
- * that is the built package (as hosts run it) or the sources. Reports `{ type: 'ready', port }` over IPC.
+ * run reading every file's bytes, which joins them into one Buffer) or `mwnode` (this middleware on node:http), and
+ * kind `json`, `form` or `multipart`. It imports the package by name, so the runner decides whether that is the built
+ * package (as hosts run it) or the sources. Reports `{ type: 'ready', port }` over IPC.
  */
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -156,7 +156,10 @@ export interface BinaryData {
   bytes?: number;
   /** Size as display text, e.g. `48 B`, `5.32 kB`, `1.2 MB` (1 kB = 1000 bytes). */
   fileSize?: string;
-  /** The content, when it is held in memory. */
+  /**
+   * The content, when it is held in memory. On entries the middleware makes, it is joined from the chunks the bytes
+   * arrived in when first read (a run that never reads it costs no copy); it can be assigned like any property.
+   */
   data?: Buffer;
   /** The content's file, when it was streamed to disk. */
   path?: string;

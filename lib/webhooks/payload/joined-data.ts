@@ -5,7 +5,7 @@
  */
 
 /** Where an entry keeps its bytes: a non-enumerable symbol, so keys, spreads, clones and JSON never see it. */
-const CHUNKS = Symbol('workflow-webhooks: bytes held');
+const HELD = Symbol('workflow-webhooks: bytes held');
 
 /** The chunks until `data` is read, then the joined (or assigned) Buffer. */
 interface Held {
@@ -16,11 +16,11 @@ interface Held {
 
 interface Entry {
   data?: Buffer;
-  [CHUNKS]?: Held;
+  [HELD]?: Held;
 }
 
 function joinOnRead(this: Entry): Buffer | undefined {
-  const held = this[CHUNKS] as Held;
+  const held = this[HELD] as Held;
   if (held.chunks !== undefined) {
     held.data = Buffer.concat(held.chunks, held.size);
     held.chunks = undefined;
@@ -32,7 +32,7 @@ function joinOnRead(this: Entry): Buffer | undefined {
 // frozen object's plain property would.
 function assign(this: Entry, value: Buffer | undefined): void {
   if (Object.isFrozen(this)) throw new TypeError("Cannot assign to read only property 'data' of a frozen binary entry");
-  const held = this[CHUNKS] as Held;
+  const held = this[HELD] as Held;
   held.data = value;
   held.chunks = undefined;
 }
@@ -40,7 +40,7 @@ function assign(this: Entry, value: Buffer | undefined): void {
 // One getter and setter for every entry, so V8 shares the entries' shape (new functions per entry would give each
 // entry a shape of its own, which costs more than the copy saves).
 const JOIN_ON_READ: PropertyDescriptor = { configurable: true, enumerable: true, get: joinOnRead, set: assign };
-const CHUNKS_SLOT: PropertyDescriptor = { configurable: true, enumerable: false, writable: true, value: undefined };
+const HELD_SLOT: PropertyDescriptor = { configurable: true, enumerable: false, writable: true, value: undefined };
 
 /**
  * The bytes as one Buffer of their own, joined on first read. A single chunk is copied too: it may share memory with
@@ -51,7 +51,7 @@ export function defineData(target: { data?: Buffer }, chunks: readonly Buffer[],
     target.data = Buffer.alloc(0);
     return;
   }
-  Object.defineProperty(target, CHUNKS, CHUNKS_SLOT);
-  (target as Entry)[CHUNKS] = { chunks, size, data: undefined };
+  Object.defineProperty(target, HELD, HELD_SLOT);
+  (target as Entry)[HELD] = { chunks, size, data: undefined };
   Object.defineProperty(target, 'data', JOIN_ON_READ);
 }

@@ -4,12 +4,24 @@ import { defineData } from '../../../lib/webhooks/payload/joined-data.js';
 describe('the data of a file held in memory', () => {
   const chunks = [Buffer.from('hello '), Buffer.from('big '), Buffer.from('world')];
 
-  it('joins the chunks into one Buffer when first read, and gives that same Buffer after', () => {
-    const entry: { data?: Buffer } = {};
-    defineData(entry, chunks, 15);
+  /** The chunks, counting how often they are joined (each join reads the first chunk once). */
+  function watched(): { chunks: Buffer[]; joins: () => number } {
+    let joins = 0;
+    const list = [...chunks];
+    Object.defineProperty(list, 0, { get: () => { joins += 1; return chunks[0]; } });
+    return { chunks: list, joins: () => joins };
+  }
+
+  it('joins the chunks into one Buffer when first read, once, and gives that same Buffer after', () => {
+    const { chunks: list, joins } = watched();
+    const entry: { mimeType: string; data?: Buffer } = { mimeType: 'text/plain' };
+    defineData(entry, list, 15);
+    expect(entry.mimeType).to.equal('text/plain');
+    expect(joins()).to.equal(0);
     const data = entry.data;
     expect(data?.toString()).to.equal('hello big world');
     expect(entry.data).to.equal(data);
+    expect(joins()).to.equal(1);
   });
 
   it('is an own enumerable property like any other, so copies, JSON and key lists see it', () => {
@@ -22,9 +34,11 @@ describe('the data of a file held in memory', () => {
   });
 
   it('takes a value assigned before it was read, and never joins the chunks then', () => {
+    const { chunks: list, joins } = watched();
     const entry: { data?: Buffer } = {};
-    defineData(entry, chunks, 15);
+    defineData(entry, list, 15);
     entry.data = Buffer.from('replaced');
+    expect(joins()).to.equal(0);
     expect(entry.data.toString()).to.equal('replaced');
     entry.data = undefined;
     expect(entry.data).to.equal(undefined);
