@@ -41,7 +41,6 @@ export interface CollectedFile {
   path?: string;
 }
 
-
 export function collectFile(stream: Readable, settings: SinkSettings): Promise<CollectedFile> {
   return new Promise((resolve, reject) => {
     /** Bytes not yet on disk: the in-memory file, or what arrived while its temp file was being opened. */

@@ -7,8 +7,8 @@
 /** A body being read: when its last byte came, and how to end it. */
 export interface Reading {
   lastByte: number;
-  /** Brings `lastByte` up to date at each tick, for a body watched without a listener per chunk. */
-  refresh?(now: number): void;
+  /** Brings `lastByte` up to date at each tick (bodies are watched without a listener per chunk). */
+  refresh(now: number): void;
   stall(): void;
 }
 
@@ -32,7 +32,7 @@ export function watchStall(timeoutMs: number, reading: Reading): () => void {
       }
       const now = Date.now();
       for (const each of readings) {
-        each.refresh?.(now);
+        each.refresh(now);
         if (now - each.lastByte >= timeoutMs) each.stall();
       }
     }, Math.max(10, Math.min(1000, timeoutMs / 4)));

@@ -10,9 +10,9 @@ const EXTRA_STATUS_TEXT: Readonly<Record<number, string>> = { 524: 'A Timeout Oc
 
 /**
  * Writes the plan in one `writeHead` + `end`; headers the host set earlier are kept (Vary and a CSP are joined with
- * the host's, see host-headers.ts). For a
- * streamed file, resolves once the file is on the wire or the connection is gone, and its descriptor closed, so the
- * file is not removed under the stream; everything else is written synchronously and gives undefined.
+ * the host's, see host-headers.ts). For a streamed file, resolves once the file is on the wire or the connection is
+ * gone, and its descriptor closed, so the file is not removed under the stream; everything else is written
+ * synchronously and gives undefined.
  */
 export function writeResponse(res: ServerResponse, plan: ResponsePlan): Promise<void> | undefined {
   if (res.headersSent || res.destroyed) return undefined;
@@ -38,10 +38,15 @@ export function writeResponse(res: ServerResponse, plan: ResponsePlan): Promise<
     res.end();
     return undefined;
   }
-  headers['content-length'] = String(Buffer.byteLength(plan.body));
-  res.writeHead(plan.status, headers);
+  res.writeHead(plan.status, withLength(headers, plan.body));
   res.end(plan.body);
   return undefined;
+}
+
+/** The headers with the body's Content-Length. */
+function withLength(headers: Record<string, string | string[]>, body: string | Buffer): Record<string, string | string[]> {
+  headers['content-length'] = String(Buffer.byteLength(body));
+  return headers;
 }
 
 /**
@@ -52,6 +57,5 @@ export function prepareShared(plan: ResponsePlan): void {
   if (plan.file !== undefined || STATUS_CODES[plan.status] === undefined) return;
   for (const name in plan.headers) if (joinsHostHeader(name)) return;
   const ready: Record<string, string | string[]> = { ...plan.headers };
-  if (plan.body !== undefined) ready['content-length'] = String(Buffer.byteLength(plan.body));
-  plan.ready = Object.freeze(ready);
+  plan.ready = Object.freeze(plan.body === undefined ? ready : withLength(ready, plan.body));
 }
