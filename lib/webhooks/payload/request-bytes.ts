@@ -28,6 +28,8 @@ export function readRequestBytes(req: IncomingMessage, limit: number, tooLarge: 
     // The watch's listeners stay on the ended request (they do nothing then): taking them off would cost every call.
     const unwatch = watchRequest(req, timeoutMs, fail, () => {
       resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+      // This closure stays reachable from the watch's listeners until the request is collected: let go of the
+      // chunks now, so a joined body is not held twice while the run works on it.
       chunks.length = 0;
     });
     req.on('data', onData);
