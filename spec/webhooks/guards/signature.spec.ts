@@ -88,13 +88,15 @@ for (const host of HOSTS) {
 
         if (TIMED.includes(scheme)) {
           it('refuses a signature made more than five minutes ago or ahead, with 403 SIGNATURE_EXPIRED', async () => {
+            // Half a minute either side of the five-minute edge: the clock moves on between signing and checking,
+            // and a slow machine must not carry a call signed 301 s ahead back inside the window.
             const now = Math.floor(Date.now() / 1000);
-            for (const at of [now - 301, now + 301]) {
+            for (const at of [now - 330, now + 330]) {
               const res = await post(scheme, await signedHeaders(scheme, BODY, { at })).expect(403);
               expect(res.body.code).to.equal('SIGNATURE_EXPIRED');
             }
-            await post(scheme, await signedHeaders(scheme, BODY, { at: now - 290 })).expect(200);
-            expect(runs).to.have.length(1);
+            for (const at of [now - 270, now + 270]) await post(scheme, await signedHeaders(scheme, BODY, { at })).expect(200);
+            expect(runs).to.have.length(2);
           });
         }
       });
