@@ -47,6 +47,7 @@ export type {
   WorkflowFailureContext,
 } from './webhooks/options.js';
 export type { WebhookEvent, WebhookEventListener } from './webhooks/events.js';
+export type { AcceptedRun, HandOffContext, HandOffExecutor } from './webhooks/run/hand-off.js';
 export type * from './webhooks/types.js';
 export type * from './webhooks/registry/contract.js';
 export { HTTP_METHODS, RESPONSE_DATA, RESPONSE_MODES, AUTHENTICATIONS, SIGNATURE_SCHEMES } from './webhooks/types.js';

@@ -98,6 +98,12 @@ export const ERROR_CODES = {
   REGISTRY_UNAVAILABLE: 503,
   /** The middleware is shutting down (`close()`): new calls are refused; try again on another instance. */
   SHUTTING_DOWN: 503,
+  /** Queue mode: the run could not be stored within `enqueueTimeoutMs` (Redis down, paused, full): nothing was stored. */
+  QUEUE_UNAVAILABLE: 503,
+  /** Queue mode: the workflow already has `settings.maxQueued` runs waiting; the call is refused with `Retry-After`. */
+  TOO_MANY_RUNS: 429,
+  /** Queue mode: the call's files are larger than `inlineBinaryBytes` and no binary store is configured (or the store's limit). */
+  QUEUE_PAYLOAD_TOO_LARGE: 413,
   /** An unexpected failure inside the middleware. */
   INTERNAL_ERROR: 500,
 } as const satisfies Record<string, number>;

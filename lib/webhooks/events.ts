@@ -29,6 +29,11 @@ export type WebhookEvent =
   | (CallEvent & Workflow & { type: 'received'; method: string; path: string })
   /** The call was answered with an error before any workflow ran (404, 405, 400, 413, 503, …). */
   | (CallEvent & Workflow & { type: 'rejected'; code: WebhookErrorCode; status: number; error: WebhookError })
+  /**
+   * Queue mode: the run was stored as a job (`duplicate`: the call repeats one stored before, by its idempotency
+   * key, and was not stored again). An onReceived call is answered from here on.
+   */
+  | (WorkflowEvent & { type: 'enqueued'; jobId: string; duplicate: boolean })
   /** The executor is about to run. */
   | (WorkflowEvent & { type: 'started' })
   /** The executor resolved with items. */

@@ -17,6 +17,7 @@ import { corsHeaders } from './guards/cors.js';
 import { guardCall, type GuardSettings } from './guards/index.js';
 import { answerOptions } from './guards/preflight.js';
 import { InProcessReplayMemory, type ReplayMemory } from './registry/message-ids.js';
+import { isHandOff } from './run/hand-off.js';
 import { parsePayload, type PayloadSettings } from './payload/index.js';
 import { parseQuery } from './payload/query.js';
 import { buildRun, requestBaseUrl } from './run/build-run.js';
@@ -69,7 +70,7 @@ export function createWebhookMiddleware(
   const resolved = resolveOptions(options);
   const prefixes = { production: resolved.productionPrefix, test: resolved.testPrefix };
   const shared: SharedSettings = {
-    guard: { proxyHops: resolved.proxyHops, credentials: resolved.credentials, replay: replayMemoryOf(registry) },
+    guard: { proxyHops: resolved.proxyHops, credentials: resolved.credentials, replay: replayMemoryOf(registry, executor) },
     payload: {
       limits: resolved.limits,
       tempDir: resolved.uploads.tempDir,
@@ -109,11 +110,17 @@ export function createWebhookMiddleware(
   });
 }
 
-/** Signed message ids go where the registry keeps shared state (Redis: every instance sees them), else in process. */
-function replayMemoryOf(registry: WebhookRegistry): ReplayMemory {
+/**
+ * Signed message ids go where the registry keeps shared state (Redis: every instance sees them), else in process. An
+ * executor that deduplicates (queue mode) answers a repeated id as the first call instead, so none is refused here.
+ */
+function replayMemoryOf(registry: WebhookRegistry, executor: WebhookExecutor): ReplayMemory {
+  if (isHandOff(executor) && executor.deduplicates) return EVERY_ID_NEW;
   const shared = registry.rememberMessageId?.bind(registry);
   return shared === undefined ? new InProcessReplayMemory() : { remember: shared };
 }
+
+const EVERY_ID_NEW: ReplayMemory = { remember: () => true };
 
 /** Everything a call needs that the factory made once. */
 interface Context {
@@ -239,7 +246,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
     const call: Call = {
       res, run, executor: wiring.executor, parameters, headerPolicy: options.headerPolicy, responder, abort: stopperOf(state),
       deadline: options.deadline, events, report,
-      onSettled: claim?.settled,
+      onSettled: claim?.settled, settings: webhook.settings,
     };
     state.executing = true;
     state.runStartedAt = Date.now();

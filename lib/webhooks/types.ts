@@ -126,11 +126,32 @@ export interface WebhookNode {
   parameters: WebhookNodeParameters;
 }
 
+/**
+ * How the runs of a workflow are scheduled when they leave the web process (queue mode, `workflow-webhooks/queue`).
+ * They travel with the activated workflow, so every instance and every worker reads the same values; the in-process
+ * executor ignores them.
+ */
+export interface WorkflowSettings {
+  /** At most this many runs of the workflow at once, across all workers; the rest wait in the queue. */
+  concurrency?: number;
+  /** At most this many runs waiting (stored, not yet running); a call beyond it is answered 429 `TOO_MANY_RUNS`. */
+  maxQueued?: number;
+  /** How many times a run is tried before it is kept as failed (overrides the queue's `attempts`). */
+  attempts?: number;
+  /**
+   * A request header whose value makes a call idempotent: a repeat within the queue's window is answered as the
+   * first and not run again. `true` reads `Idempotency-Key`. Signed calls use their sender's message id without it.
+   */
+  idempotencyHeader?: string | true;
+}
+
 /** A workflow's Webhook trigger nodes. */
 export interface WorkflowWebhooks {
   workflowId: string;
   workflowName?: string;
   nodes: WebhookNode[];
+  /** How its runs are scheduled in queue mode. */
+  settings?: WorkflowSettings;
 }
 
 /** Production (an active workflow's address) or test (listening for one test event). */

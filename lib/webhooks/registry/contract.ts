@@ -12,6 +12,7 @@ import type {
   WebhookKind,
   WebhookNodeOptions,
   WebhookRun,
+  WorkflowSettings,
   WorkflowWebhooks,
 } from '../types.js';
 
@@ -73,6 +74,8 @@ export interface RegisteredWebhook {
    * nothing to say. Every webhook of one node shares the node's list: `activationWarnings(webhooks)` gives each once.
    */
   warnings?: readonly WebhookWarning[];
+  /** The workflow's run settings (queue mode), checked at activation; absent when it has none. */
+  settings?: WorkflowSettings;
 }
 
 /** Something activation accepted but a host should hear about: the workflow works, just not as its author may think. */

@@ -3,6 +3,7 @@
  * applied once at activation, so that nothing on the request path re-reads raw parameters; and the warnings about
  * what the node holds but nothing reads. Every registry uses it.
  */
+import { resolveWorkflowSettings } from './workflow-settings.js';
 import { suggestion } from '../../definitions/suggestion.js';
 import {
   WEBHOOK_OPTION_NAMES,
@@ -227,6 +228,7 @@ export function resolveWorkflowWebhooks(workflow: WorkflowWebhooks, kind: Webhoo
   if (!Array.isArray(workflow.nodes)) {
     throw new WebhookError('WEBHOOK_INVALID_NODE', `Workflow "${workflow.workflowId}": nodes must be an array.`);
   }
+  const settings = resolveWorkflowSettings(workflow);
   const webhooks: RegisteredWebhook[] = [];
   for (const node of workflow.nodes) {
     if (typeof node?.name !== 'string' || typeof node.parameters !== 'object' || node.parameters === null) {
@@ -253,6 +255,7 @@ export function resolveWorkflowWebhooks(workflow: WorkflowWebhooks, kind: Webhoo
       };
       // Only when there is something to say, so that a webhook without warnings looks as it always did.
       if (warnings.length > 0) webhook.warnings = warnings;
+      if (settings !== undefined) webhook.settings = settings;
       webhooks.push(webhook);
     });
   }

@@ -11,8 +11,9 @@ import { buildReceivedResponse, buildResultResponse, type ResponsePlan } from '.
 import { finalizeResponse, type HeaderPolicy } from './finalize.js';
 import type { Responder } from './workflow-responder.js';
 import { prepareShared, writeResponse } from './write-plan.js';
-import type { ExecutionResult } from '../types.js';
+import type { ExecutionResult, WorkflowSettings } from '../types.js';
 import type { ResolvedWebhookParameters } from '../registry/contract.js';
+import { isHandOff, type HandOffExecutor } from '../run/hand-off.js';
 
 export interface Call extends ExecutionReporting {
   res: ServerResponse;
@@ -22,6 +23,8 @@ export interface Call extends ExecutionReporting {
   /** Aborts run.signal (deadline passed). */
   abort(reason: WebhookError): void;
   deadline: DeadlineSettings;
+  /** The workflow's run settings, for an executor that hands runs off (queue mode). */
+  settings: WorkflowSettings | undefined;
 }
 
 export function writeSuccess(call: Pick<Call, 'res' | 'parameters' | 'headerPolicy'>, plan: ResponsePlan): Promise<void> | undefined {
@@ -67,6 +70,7 @@ const ignore = (): void => undefined;
 
 /** Starts the workflow and the answer as the node's responseMode says. */
 export function startCall(call: Call): StartedCall {
+  if (isHandOff(call.executor)) return startHandedOff(call, call.executor);
   // Only what reporting needs: a run that outlives its answer must not keep the request and response alive.
   const { run, executor, events, report, onSettled } = call;
   const execution = reportedExecution({ run, executor, events, report, onSettled });
@@ -102,4 +106,32 @@ async function answerFromRun(call: Call, execution: Promise<ExecutionResult>): P
   call.events.emit({ type: 'failed', workflowId: call.run.workflowId, nodeName: call.run.nodeName, mode: call.run.mode, error });
   call.report(error);
   throw error;
+}
+
+/**
+ * A run handed off (queue mode): onReceived is answered once the run is stored, and a refusal (queue down, too many
+ * runs) is the caller's answer instead; the other modes answer from the run's outcome as in process. Temp files may
+ * go as soon as the run is stored: it holds its own copy of every byte.
+ */
+function startHandedOff(call: Call, executor: HandOffExecutor): StartedCall {
+  const { run, events, report, onSettled, parameters } = call;
+  const awaitsOutcome = parameters.responseMode !== 'onReceived' || run.mode === 'test';
+  const accepted = executor.handOff(run, { responseMode: parameters.responseMode, settings: call.settings, awaitsOutcome }).then((handed) => {
+    if (events.active) {
+      events.emit({ type: 'enqueued', workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode, jobId: handed.jobId, duplicate: handed.duplicate });
+    }
+    return handed;
+  });
+  if (!awaitsOutcome) {
+    const answer = accepted.then(() => writeResponse(call.res, receivedPlan(parameters, call.headerPolicy)));
+    return { answer, ended: accepted };
+  }
+  // A refusal stays a refusal (503, 429, 413), not a workflow failure: only the outcome goes through reporting.
+  const execution = accepted.then((handed) => reportedExecution({
+    run, events, report, onSettled, executor: () => handed.outcome ?? Promise.reject(new Error('The queue gave no outcome for a call that waits for one.')),
+  }));
+  if (parameters.responseMode !== 'onReceived') return { answer: answerFromRun(call, execution), ended: execution };
+  execution.catch(ignore);
+  const answer = accepted.then(() => writeResponse(call.res, receivedPlan(parameters, call.headerPolicy)));
+  return { answer, ended: execution };
 }

@@ -37,7 +37,20 @@ export function checkResult(result: unknown): ExecutionResult {
   return { items: items as Item[], hints: hints as ExecutionHint[] };
 }
 
-const failed = (cause: unknown): WebhookError => new WebhookError('WORKFLOW_FAILED', 'Error in workflow', { cause });
+const relayed = new WeakSet<WebhookError>();
+
+/**
+ * A failure of a run that ran elsewhere (queue mode) and was already judged there (an invalid result, say): it is
+ * answered as it was, not wrapped once more as WORKFLOW_FAILED.
+ */
+export function relayedFailure(error: WebhookError): WebhookError {
+  relayed.add(error);
+  return error;
+}
+
+const failed = (cause: unknown): WebhookError => cause instanceof WebhookError && relayed.has(cause)
+  ? cause
+  : new WebhookError('WORKFLOW_FAILED', 'Error in workflow', { cause });
 
 /** Runs the executor: a throw, a rejection and a malformed result all reject with one WebhookError. */
 export function executeWorkflow(executor: WebhookExecutor, run: WebhookRun): Promise<ExecutionResult> {

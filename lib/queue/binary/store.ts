@@ -1,0 +1,32 @@
+/**
+ * The binary store contract: where files too large to travel inside a job wait for the worker. One contract, two
+ * stores shipped (Redis, a shared directory), and one conformance suite in spec/ that both pass; a host may write
+ * its own (object storage) against the same contract.
+ */
+import type { QueueRedisClient } from '../connection.js';
+
+/** The content to store: in memory, or a file on this machine. */
+export interface BinarySource {
+  data?: Buffer | undefined;
+  path?: string | undefined;
+}
+
+/** What a stored file is read back as: its bytes, or a file the reader may open (a shared directory). */
+export type StoredBinary = { data: Buffer } | { path: string };
+
+export interface BinaryStore {
+  /** Names the store in job data, so a worker configured with another store says so instead of misreading. */
+  readonly kind: string;
+  /** The largest file it takes, in bytes; a larger one is refused at the call with 413. */
+  readonly maxBytes: number;
+  /** Stores one file of `bytes` bytes; resolves with the reference a job holds. */
+  put(source: BinarySource, bytes: number): Promise<string>;
+  get(ref: string): Promise<StoredBinary>;
+  /** Removes stored files; references already gone are no error. */
+  remove(refs: readonly string[]): Promise<void>;
+  /**
+   * Called once by the queue and the worker that use the store, with their Redis connection and key prefix; a
+   * store that needs neither ignores it.
+   */
+  attach?(redis: { client: QueueRedisClient; key(id: string): string }): void;
+}

@@ -1,0 +1,162 @@
+/**
+ * The web side's hand-off of one call: admit it (a repeat of a stored call, or one run too many waiting), pack its
+ * item, store it as a BullMQ job within `enqueueTimeoutMs`, and, when the call waits, turn the worker's answers into
+ * the run's `respond()` and outcome. A call that cannot be stored in time is refused 503 and its job, should Redis
+ * store it later after all, is taken back before a worker runs it.
+ */
+import type { Queue } from 'bullmq';
+import { WebhookError, type WebhookErrorCode } from '../webhooks/errors.js';
+import { relayedFailure } from '../webhooks/run/execute.js';
+import type { AcceptedRun, HandOffContext } from '../webhooks/run/hand-off.js';
+import type { ExecutionResult, WebhookRun } from '../webhooks/types.js';
+import { packItems, storedRefs, unpackItems } from './binary/pack.js';
+import type { QueueRedisClient } from './connection.js';
+import { idempotencyKeyOf, jobIdOf } from './idempotency.js';
+import type { ReplyMessage, WebhookJobData } from './job-data.js';
+import { unpackResponse } from './job-data.js';
+import type { QueueKeys } from './keys.js';
+import type { ResolvedQueueOptions } from './options.js';
+import type { ReplyWaiters } from './replies.js';
+import { admit, releaseSlot } from './scripts.js';
+
+/** What the hand-off needs of the queue once it is connected. */
+export interface Connected {
+  queue: Queue;
+  client: QueueRedisClient;
+  waiters: ReplyWaiters;
+  replyChannel: string;
+}
+
+export interface EnqueueContext {
+  options: ResolvedQueueOptions;
+  keys: QueueKeys;
+  /** Resolves once connected; rejects when closed. */
+  connected: Promise<Connected>;
+}
+
+class Abandoned extends Error {}
+
+function unavailable(options: ResolvedQueueOptions, cause?: unknown): WebhookError {
+  return new WebhookError('QUEUE_UNAVAILABLE', `The run could not be stored within ${options.enqueueTimeoutMs} ms; it was not started.`, {
+    hint: 'Try again in a moment; the webhook queue\'s Redis did not answer.',
+    headers: { 'retry-after': String(options.retryAfterSeconds) },
+    cause,
+  });
+}
+
+function tooMany(options: ResolvedQueueOptions, workflowId: string, maxQueued: number): WebhookError {
+  return new WebhookError('TOO_MANY_RUNS', `Workflow "${workflowId}" already has ${maxQueued} runs waiting (settings.maxQueued); this call was not stored.`, {
+    hint: 'Try again later, once the waiting runs have started.',
+    headers: { 'retry-after': String(options.retryAfterSeconds) },
+  });
+}
+
+/** Stores the call's run, or refuses it; never longer than enqueueTimeoutMs. */
+export function handOff(context: EnqueueContext, run: WebhookRun, call: HandOffContext): Promise<AcceptedRun> {
+  const { options } = context;
+  let abandoned = false;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      abandoned = true;
+      reject(unavailable(options));
+    }, options.enqueueTimeoutMs);
+  });
+  const stored = store(context, run, call, () => abandoned);
+  stored.catch(() => undefined);
+  return Promise.race([stored, deadline]).then((accepted) => {
+    clearTimeout(timer);
+    return accepted;
+  }, (error: unknown) => {
+    clearTimeout(timer);
+    throw error instanceof WebhookError ? error : unavailable(options, error);
+  });
+}
+
+async function store(context: EnqueueContext, run: WebhookRun, call: HandOffContext, isAbandoned: () => boolean): Promise<AcceptedRun> {
+  const { options, keys } = context;
+  const connected = await context.connected;
+  const { settings } = call;
+  const key = idempotencyKeyOf(run, settings);
+  const jobId = jobIdOf(run, key);
+  const track = settings?.maxQueued !== undefined;
+  const admission = await admit(connected.client, [keys.job(jobId), keys.unfinished(run.workflowId), keys.running(run.workflowId)],
+    { maxQueued: settings?.maxQueued, track, jobId, staleMs: options.idempotencyWindowMs });
+  if (admission === 'full') throw tooMany(options, run.workflowId, settings?.maxQueued as number);
+  if (admission === 'duplicate') {
+    // A repeat waits for the first call's job, which may have ended already: it is looked at once at once.
+    return { jobId, duplicate: true, outcome: call.awaitsOutcome ? waitFor(context, connected, run, jobId, true).outcome : undefined };
+  }
+  const untrack = (): void => { if (track) void releaseSlot(connected.client, [keys.running(run.workflowId), keys.unfinished(run.workflowId)], jobId, true).catch(() => undefined); };
+  let refs: string[] = [];
+  let stopWaiting: (() => void) | undefined;
+  try {
+    const packed = await packItems(run.items.slice(0, 1), { inlineBytes: options.inlineBinaryBytes, store: options.binaryStore });
+    refs = packed.refs;
+    if (isAbandoned()) throw new Abandoned();
+    const data: WebhookJobData = {
+      version: 1, callId: run.callId, workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode, method: run.method,
+      outputIndex: run.outputIndex, responseMode: call.responseMode, item: packed.items[0] ?? { json: {} }, storedAt: Date.now(),
+    };
+    if (run.workflowName !== undefined) data.workflowName = run.workflowName;
+    if (key !== undefined) data.idempotencyKey = key;
+    if (settings?.concurrency !== undefined) data.concurrency = settings.concurrency;
+    if (track) data.tracked = true;
+    let outcome: Promise<ExecutionResult> | undefined;
+    if (call.awaitsOutcome) {
+      data.replyTo = connected.replyChannel;
+      // Listening before the job exists: a fast worker's answer cannot come first.
+      const waiting = waitFor(context, connected, run, jobId);
+      stopWaiting = waiting.stop;
+      outcome = waiting.outcome;
+    }
+    const adding = connected.queue.add(run.workflowId, data, {
+      jobId,
+      attempts: settings?.attempts ?? options.attempts,
+      backoff: { type: 'exponential', delay: options.backoffMs },
+      removeOnComplete: { age: Math.ceil(options.idempotencyWindowMs / 1000) },
+      removeOnFail: { age: Math.ceil(options.failedRetentionMs / 1000) },
+    });
+    // Stored after the caller was refused: taken back unless a worker has it already.
+    adding.then((job) => { if (isAbandoned()) void job.remove().catch(() => undefined).then(() => options.binaryStore?.remove(refs)).then(untrack); }, () => undefined);
+    await adding;
+    if (isAbandoned()) throw new Abandoned();
+    return { jobId, duplicate: false, outcome };
+  } catch (error) {
+    stopWaiting?.();
+    if (!(error instanceof Abandoned)) {
+      await options.binaryStore?.remove(refs).catch(() => undefined);
+      untrack();
+    }
+    throw error;
+  }
+}
+
+/** Turns the job's answers into the run's respond() and outcome. */
+function waitFor(context: EnqueueContext, connected: Connected, run: WebhookRun, jobId: string, lookNow = false): { outcome: Promise<ExecutionResult>; stop: () => void } {
+  const store = context.options.binaryStore;
+  let stop!: () => void;
+  const outcome = new Promise<ExecutionResult>((resolve, reject) => {
+    stop = connected.waiters.wait(jobId, {
+      respond: (message) => { run.respond(unpackResponse(message.response)); },
+      completed: (result) => {
+        unpackItems(result.items, store, true).then((items) => {
+          resolve(result.hints === undefined ? { items } : { items, hints: result.hints });
+          void store?.remove(storedRefs(result.items)).catch(() => undefined);
+        }, reject);
+      },
+      failed: (message) => { reject(failureOf(message)); },
+    }, lookNow);
+    // The caller is gone, the deadline passed or the middleware shuts down: stop listening; the job goes on.
+    run.signal.addEventListener('abort', () => {
+      stop();
+      reject(run.signal.reason as Error);
+    }, { once: true });
+  });
+  return { outcome, stop };
+}
+
+function failureOf(message: Extract<ReplyMessage, { type: 'failed' }>): Error {
+  if (message.code === undefined || message.code === 'WORKFLOW_FAILED') return new Error(message.message);
+  return relayedFailure(new WebhookError(message.code as WebhookErrorCode, message.message, { hint: message.hint }));
+}

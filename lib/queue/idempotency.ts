@@ -1,0 +1,53 @@
+/**
+ * The idempotency key of a call, from which its job id derives: a sender's retry of a call already stored gets the
+ * same job id, so BullMQ stores it once and the workflow runs once. Only what a verified signature vouches for (or a
+ * header the workflow named) counts; a call without a key gets a job id of its own.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { TriggerJson, WebhookRun, WorkflowSettings } from '../webhooks/types.js';
+
+function header(json: TriggerJson, name: string): string | undefined {
+  const value = json.headers[name.toLowerCase()];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function bodyId(json: TriggerJson, field: string): string | undefined {
+  const body = json.body as Record<string, unknown> | null | undefined;
+  const value = typeof body === 'object' && body !== null ? body[field] : undefined;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** The sender's own delivery id of a verified signed call: each known sender puts it in its own place. */
+function signedMessageId(json: TriggerJson): string | undefined {
+  const signature = json.signature;
+  if (signature === undefined) return undefined;
+  switch (signature.scheme) {
+    case 'github': return header(json, 'x-github-delivery');
+    case 'shopify': return header(json, 'x-shopify-webhook-id');
+    case 'stripe': return bodyId(json, 'id');
+    case 'slack': return bodyId(json, 'event_id');
+    default: return signature.messageId;
+  }
+}
+
+/** The call's idempotency key, or undefined. */
+export function idempotencyKeyOf(run: WebhookRun, settings: WorkflowSettings | undefined): string | undefined {
+  const json = run.items[0]?.json as TriggerJson | undefined;
+  if (json === undefined) return undefined;
+  const signed = signedMessageId(json);
+  if (signed !== undefined) return `signed:${signed}`;
+  const named = settings?.idempotencyHeader;
+  if (named === undefined) return undefined;
+  const value = header(json, named === true ? 'idempotency-key' : named);
+  return value === undefined ? undefined : `header:${value}`;
+}
+
+/**
+ * The job id: from the key, within one workflow node and mode (a test call never answers for a production one);
+ * BullMQ job ids may not hold ':' nor be whole numbers, hence a hash.
+ */
+export function jobIdOf(run: WebhookRun, key: string | undefined): string {
+  if (key === undefined) return randomUUID();
+  const scope = JSON.stringify([run.workflowId, run.nodeName, run.mode, key]);
+  return `idem-${createHash('sha256').update(scope).digest('hex').slice(0, 40)}`;
+}

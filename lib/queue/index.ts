@@ -1,0 +1,17 @@
+/**
+ * workflow-webhooks/queue: queue mode on BullMQ (an optional peer, with node-redis 5 or later: only hosts that import
+ * this entry need them). Web instances store every call as a job and answer from the worker's result; workers run
+ * the host's ordinary executor. A call answered 200 is stored; a run whose worker died runs again elsewhere.
+ * @module
+ */
+export { createWebhookQueue, type WebhookJobStatus, type WebhookQueue } from './web-queue.js';
+export { createWebhookWorker, type WebhookWorker } from './worker.js';
+export type { QueuedWebhookRun } from './worker-run.js';
+export type { WebhookQueueOptions, WebhookWorkerOptions, WorkerExecutor } from './options.js';
+export type { WebhookQueueEvent, WebhookWorkerEvent } from './events.js';
+export type { WebhookJobData, WebhookJobResult, PackedResponse, ReplyMessage } from './job-data.js';
+export type { PackedBinary, PackedItem } from './binary/pack.js';
+export type { BinarySource, BinaryStore, StoredBinary } from './binary/store.js';
+export { redisBinaryStore, type RedisBinaryStoreOptions } from './binary/redis-store.js';
+export { directoryBinaryStore, type DirectoryBinaryStoreOptions } from './binary/directory-store.js';
+export type { QueueConnection, QueueRedisClient } from './connection.js';

@@ -1,0 +1,62 @@
+/**
+ * A job is plain data, documented so that dashboards and a host's own tooling can read it: the run of one webhook
+ * call (what the worker needs to rebuild the `WebhookRun`), where to send its answer, and how it is scheduled.
+ */
+import type { ExecutionHint, HttpMethod, ResponseMode, WebhookKind, WorkflowResponse } from '../webhooks/types.js';
+import type { PackedItem } from './binary/pack.js';
+
+/** The data of every job; the job's name is the workflow's id. */
+export interface WebhookJobData {
+  /** The format of this data; a worker refuses a version it does not know rather than misread it. */
+  version: 1;
+  callId: string;
+  workflowId: string;
+  workflowName?: string;
+  nodeName: string;
+  mode: WebhookKind;
+  method: HttpMethod;
+  outputIndex: number;
+  responseMode: ResponseMode;
+  /** The trigger item, its binary data inline (base64) or as a binary store reference. */
+  item: PackedItem;
+  /** The call's idempotency key (a signed message id, or the workflow's idempotency header); the job id derives from it. */
+  idempotencyKey?: string;
+  /** The channel of the web instance that waits for this run's answer (lastNode, responseNode, test calls). */
+  replyTo?: string;
+  /** The workflow's `settings.concurrency`, read by the worker that takes the job. */
+  concurrency?: number;
+  /** The run counts against the workflow's `settings.maxQueued` until it ends. */
+  tracked?: true;
+  /** When the web instance stored it, epoch milliseconds. */
+  storedAt: number;
+}
+
+/** What a finished job keeps as its result (`queue.status(jobId).result`), and what a waiting call is answered from. */
+export interface WebhookJobResult {
+  items: PackedItem[];
+  hints?: ExecutionHint[];
+  /** The run's first `respond()` answer (responseNode), so a repeated call is answered as the first was. */
+  response?: PackedResponse;
+}
+
+/** A `respond()` answer as JSON: a Buffer body travels as base64. */
+export type PackedResponse = Omit<WorkflowResponse, 'body'> & { body?: unknown; bodyBase64?: string };
+
+export function packResponse(response: WorkflowResponse): PackedResponse {
+  if (typeof response !== 'object' || response === null || !Buffer.isBuffer(response.body)) return response;
+  const { body, ...rest } = response;
+  return { ...rest, bodyBase64: (body as Buffer).toString('base64') };
+}
+
+export function unpackResponse(packed: PackedResponse): WorkflowResponse {
+  if (typeof packed !== 'object' || packed === null || typeof packed.bodyBase64 !== 'string') return packed as WorkflowResponse;
+  const { bodyBase64, ...rest } = packed;
+  return { ...rest, body: Buffer.from(bodyBase64, 'base64') };
+}
+
+/** Messages on a web instance's reply channel, for one job. */
+export type ReplyMessage =
+  | { jobId: string; type: 'respond'; response: PackedResponse }
+  | { jobId: string; type: 'completed'; result: WebhookJobResult }
+  /** The run failed for good (no attempts left); `code` is the library's error code when the failure had one. */
+  | { jobId: string; type: 'failed'; message: string; code?: string; hint?: string };

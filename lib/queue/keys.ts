@@ -1,0 +1,28 @@
+/**
+ * Key and channel names of queue mode beside BullMQ's own: `<prefix>:<queue>:wh:…`, so every key of one queue sits
+ * under the prefix BullMQ uses for it and a dashboard that lists the queue's keys shows them together.
+ */
+export interface QueueKeys {
+  /** BullMQ's hash of one job (checked for an earlier call with the same idempotency key). */
+  job(jobId: string): string;
+  /** The runs of a workflow that were stored and have not ended: a sorted set, member job id, score stored-at. */
+  unfinished(workflowId: string): string;
+  /** The runs of a workflow under way: a sorted set, member job id, score the lease's end (concurrency limit). */
+  running(workflowId: string): string;
+  /** Binary data of the Redis binary store. */
+  binary(id: string): string;
+  /** The channel a web instance hears its waiting calls' answers on. */
+  replies(instanceId: string): string;
+}
+
+export function queueKeys(prefix: string, name: string): QueueKeys {
+  const base = `${prefix}:${name}`;
+  const own = `${base}:wh`;
+  return {
+    job: (jobId) => `${base}:${jobId}`,
+    unfinished: (workflowId) => `${own}:unfinished:${workflowId}`,
+    running: (workflowId) => `${own}:running:${workflowId}`,
+    binary: (id) => `${own}:binary:${id}`,
+    replies: (instanceId) => `${own}:replies:${instanceId}`,
+  };
+}

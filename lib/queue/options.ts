@@ -1,0 +1,144 @@
+/**
+ * Options of the queue (web side) and the worker, checked and defaulted once in their factories; nothing deeper
+ * reads raw options.
+ */
+import { safeLogger, STDERR_LOGGER, type WebhookLogger } from '../webhooks/logger.js';
+import type { ExecutionResult } from '../webhooks/types.js';
+import type { QueuedWebhookRun } from './worker-run.js';
+import type { BinaryStore } from './binary/store.js';
+import type { QueueConnection } from './connection.js';
+import type { WebhookQueueEvent, WebhookWorkerEvent } from './events.js';
+
+interface Shared {
+  /** A node-redis client (5 or later; it is duplicated, never used itself) or a Redis URL. */
+  connection: QueueConnection;
+  /** The BullMQ queue's name. Default `webhooks`. */
+  name?: string;
+  /** BullMQ's key prefix. Default `bull`. */
+  prefix?: string;
+  /** Files up to this many bytes in all travel inside the job (base64); larger ones go to `binaryStore`. Default 1 MiB. */
+  inlineBinaryBytes?: number;
+  /** Where larger files wait for the worker: `redisBinaryStore()` or `directoryBinaryStore({ directory })`. */
+  binaryStore?: BinaryStore;
+  /** The host's logger (pino, console…); default one JSON line per entry on stderr. */
+  logger?: WebhookLogger;
+}
+
+export interface WebhookQueueOptions extends Shared {
+  /** Longest wait for Redis to acknowledge a job; past it the call is answered 503 `QUEUE_UNAVAILABLE`. Default 2000 ms. */
+  enqueueTimeoutMs?: number;
+  /** Tries per run before it is kept as failed; a workflow's `settings.attempts` overrides it. Default 3. */
+  attempts?: number;
+  /** First retry delay; each next one doubles. Default 1000 ms. */
+  backoffMs?: number;
+  /** How long a completed job is kept, so a repeated call (same idempotency key) is answered as the first. Default 24 h. */
+  idempotencyWindowMs?: number;
+  /** How long a failed job is kept for `failed()` and `retry()`. Default 7 days. */
+  failedRetentionMs?: number;
+  /** `Retry-After` of 503 and 429 answers, in seconds. Default 5. */
+  retryAfterSeconds?: number;
+  onEvent?: (event: WebhookQueueEvent) => void;
+}
+
+export interface WebhookWorkerOptions extends Shared {
+  /** The host's ordinary executor (a `WebhookExecutor`), run once per attempt of each job; its run also has `jobId`, `attempt` and `progress()`. */
+  executor: WorkerExecutor;
+  /** Runs this worker takes at once. Default 5. */
+  concurrency?: number;
+  /** A run still going after this long is told to stop through `run.signal`; 0 for none. Default 10 minutes. */
+  maxRunMs?: number;
+  /** How long a worker's hold on a job lasts without renewal; a worker dead for longer loses its jobs to others. Default 30 000 ms. */
+  lockDurationMs?: number;
+  /** How often jobs of dead workers are looked for. Default 30 000 ms. */
+  stalledIntervalMs?: number;
+  /** How many times a job whose worker died is run again before it is kept as failed. Default 2. */
+  maxStalledCount?: number;
+  onEvent?: (event: WebhookWorkerEvent) => void;
+}
+
+function count(name: string, value: number | undefined, fallback: number, least: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !(value >= least) || (value !== Infinity && !Number.isSafeInteger(value))) {
+    throw new TypeError(`workflow-webhooks/queue: option ${name} must be a whole number of at least ${least}; got ${String(value)}.`);
+  }
+  return value;
+}
+
+const NAME = /^[\w.-]{1,100}$/;
+
+function shared(options: Shared, factory: string): ResolvedShared {
+  if (typeof options !== 'object' || options === null) throw new TypeError(`workflow-webhooks/queue: ${factory} needs an options object.`);
+  const { connection } = options;
+  if (typeof connection !== 'string' && typeof (connection as { duplicate?: unknown } | undefined)?.duplicate !== 'function') {
+    throw new TypeError(`workflow-webhooks/queue: ${factory} needs { connection }: a node-redis client (createClient({ url })) or a Redis URL.`);
+  }
+  const name = options.name ?? 'webhooks';
+  const prefix = options.prefix ?? 'bull';
+  if (!NAME.test(name) || !NAME.test(prefix)) throw new TypeError('workflow-webhooks/queue: name and prefix take letters, digits, _, . and - only.');
+  return {
+    connection, name, prefix,
+    inlineBinaryBytes: count('inlineBinaryBytes', options.inlineBinaryBytes, 1024 * 1024, 0),
+    binaryStore: options.binaryStore,
+    logger: safeLogger(options.logger ?? STDERR_LOGGER),
+  };
+}
+
+export interface ResolvedShared {
+  connection: QueueConnection;
+  name: string;
+  prefix: string;
+  inlineBinaryBytes: number;
+  binaryStore: BinaryStore | undefined;
+  logger: WebhookLogger;
+}
+
+export interface ResolvedQueueOptions extends ResolvedShared {
+  enqueueTimeoutMs: number;
+  attempts: number;
+  backoffMs: number;
+  idempotencyWindowMs: number;
+  failedRetentionMs: number;
+  retryAfterSeconds: number;
+  onEvent: WebhookQueueOptions['onEvent'];
+}
+
+export function resolveQueueOptions(options: WebhookQueueOptions): ResolvedQueueOptions {
+  return {
+    ...shared(options, 'createWebhookQueue'),
+    enqueueTimeoutMs: count('enqueueTimeoutMs', options.enqueueTimeoutMs, 2000, 1),
+    attempts: count('attempts', options.attempts, 3, 1),
+    backoffMs: count('backoffMs', options.backoffMs, 1000, 0),
+    idempotencyWindowMs: count('idempotencyWindowMs', options.idempotencyWindowMs, 24 * 3600_000, 1000),
+    failedRetentionMs: count('failedRetentionMs', options.failedRetentionMs, 7 * 24 * 3600_000, 1000),
+    retryAfterSeconds: count('retryAfterSeconds', options.retryAfterSeconds, 5, 0),
+    onEvent: options.onEvent,
+  };
+}
+
+/** An executor as a worker runs it: any `WebhookExecutor`, or one that reads the queued run's extras. */
+export type WorkerExecutor = (run: QueuedWebhookRun) => ExecutionResult | Promise<ExecutionResult>;
+
+export interface ResolvedWorkerOptions extends ResolvedShared {
+  executor: WorkerExecutor;
+  concurrency: number;
+  maxRunMs: number;
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+  maxStalledCount: number;
+  onEvent: WebhookWorkerOptions['onEvent'];
+}
+
+export function resolveWorkerOptions(options: WebhookWorkerOptions): ResolvedWorkerOptions {
+  const base = shared(options, 'createWebhookWorker');
+  if (typeof options.executor !== 'function') throw new TypeError('workflow-webhooks/queue: createWebhookWorker needs { executor }, the workflow executor function.');
+  return {
+    ...base,
+    executor: options.executor,
+    concurrency: count('concurrency', options.concurrency, 5, 1),
+    maxRunMs: count('maxRunMs', options.maxRunMs, 600_000, 0),
+    lockDurationMs: count('lockDurationMs', options.lockDurationMs, 30_000, 100),
+    stalledIntervalMs: count('stalledIntervalMs', options.stalledIntervalMs, 30_000, 100),
+    maxStalledCount: count('maxStalledCount', options.maxStalledCount, 2, 0),
+    onEvent: options.onEvent,
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * `createWebhookQueue()`: the web side of queue mode. Its `executor` goes where a workflow executor goes; every call
+ * becomes one BullMQ job, and the queue's own methods read and steer the jobs (status, failed, retry, remove).
+ */
+import { randomUUID } from 'node:crypto';
+import { Queue, type Job } from 'bullmq';
+import { WebhookError } from '../webhooks/errors.js';
+import type { AcceptedRun, HandOffContext, HandOffExecutor } from '../webhooks/run/hand-off.js';
+import type { ExecutionResult, WebhookRun } from '../webhooks/types.js';
+import { storedRefs } from './binary/pack.js';
+import { baseClient, closeConnection, openConnection, type QueueRedisClient } from './connection.js';
+import { handOff, type Connected, type EnqueueContext } from './enqueue.js';
+import { emitter } from './events.js';
+import type { WebhookJobData, WebhookJobResult } from './job-data.js';
+import { queueKeys } from './keys.js';
+import { resolveQueueOptions, type WebhookQueueOptions } from './options.js';
+import { ReplyWaiters } from './replies.js';
+
+/** A job as `status()` reports it. */
+export interface WebhookJobStatus {
+  jobId: string;
+  /** BullMQ's state: `waiting`, `delayed`, `active`, `completed`, `failed`, … */
+  state: string;
+  progress: unknown;
+  /** The run's output when completed: its items' json (binary entries keep their metadata), and hints. */
+  result?: WebhookJobResult;
+  failedReason?: string;
+  /** Attempts that failed so far. */
+  attemptsMade: number;
+  data: WebhookJobData;
+  storedAt: number;
+  finishedAt?: number;
+}
+
+export interface WebhookQueue {
+  /** The executor for `createWebhookMiddleware(registry, queue.executor, options)`. */
+  readonly executor: HandOffExecutor;
+  /** The BullMQ queue itself, for dashboards (bull-board's `BullMQAdapter`) and BullMQ's own tools. */
+  readonly bullQueue: Queue<WebhookJobData, WebhookJobResult>;
+  /** Resolves once connected to Redis; rejects when the connection cannot be opened. */
+  ready(): Promise<void>;
+  status(jobId: string): Promise<WebhookJobStatus | undefined>;
+  /** Jobs out of attempts, kept with their error, newest first. */
+  failed(options?: { start?: number; end?: number }): Promise<WebhookJobStatus[]>;
+  /** Runs a failed job again; false when there is no failed job of that id. */
+  retry(jobId: string): Promise<boolean>;
+  /** Removes a job that is not running, with its stored binary data; false when it is gone or running. */
+  remove(jobId: string): Promise<boolean>;
+  /** Closes the queue's connections; calls still waiting for an answer are answered 503. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the web side of queue mode.
+ *
+ * @example
+ * const queue = createWebhookQueue({ connection: redisClient });
+ * app.use('/hooks', createWebhookMiddleware(registry, queue.executor));
+ */
+export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
+  const resolved = resolveQueueOptions(options);
+  const keys = queueKeys(resolved.prefix, resolved.name);
+  const emit = emitter(resolved.onEvent);
+  const instanceId = randomUUID();
+  const clients: QueueRedisClient[] = [];
+  let closed = false;
+  let bull!: Queue<WebhookJobData, WebhookJobResult>;
+  let waiters!: ReplyWaiters;
+
+  const connected: Promise<Connected> = (async () => {
+    const base = await baseClient(resolved.connection, resolved.logger, 'createWebhookQueue');
+    // Commands fail at once while disconnected instead of waiting in node-redis' queue: a call is refused in time.
+    const command = openConnection(base, resolved.logger, 'queue commands', { disableOfflineQueue: true });
+    const subscriber = openConnection(base, resolved.logger, 'queue replies');
+    clients.push(command.client, subscriber.client);
+    bull = new Queue<WebhookJobData, WebhookJobResult>(resolved.name, { connection: command.client as never, prefix: resolved.prefix });
+    bull.on('error', (error: Error) => { emit({ type: 'refused', callId: '', workflowId: '', code: 'QUEUE_UNAVAILABLE', error }); });
+    waiters = new ReplyWaiters(bull, 1000);
+    resolved.binaryStore?.attach?.({ client: command.client, key: keys.binary });
+    await Promise.all([command.ready, subscriber.ready]);
+    const replyChannel = keys.replies(instanceId);
+    await (subscriber.client.subscribe as NonNullable<QueueRedisClient['subscribe']>)(replyChannel, (message) => { waiters.deliver(message); });
+    // Back after an outage: replies sent meanwhile are lost, so every waiting call looks at its job.
+    subscriber.client.on('ready', () => { waiters.pollAll(); });
+    if (closed) throw new Error('closed');
+    return { queue: bull, client: command.client, waiters, replyChannel };
+  })();
+  connected.catch((error: unknown) => { if (!closed) resolved.logger.error({ err: error }, 'queue mode: could not connect to Redis'); });
+  const context: EnqueueContext = { options: resolved, keys, connected };
+
+  const accept = (run: WebhookRun, call: HandOffContext): Promise<AcceptedRun> => {
+    if (closed) return Promise.reject(new WebhookError('SHUTTING_DOWN', 'The webhook queue is closed.', { headers: { 'retry-after': String(resolved.retryAfterSeconds) } }));
+    return handOff(context, run, call).then((accepted) => {
+      emit({ type: 'enqueued', jobId: accepted.jobId, callId: run.callId, workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode, duplicate: accepted.duplicate });
+      return accepted;
+    }, (error: unknown) => {
+      const failure = error as WebhookError;
+      emit({ type: 'refused', callId: run.callId, workflowId: run.workflowId, code: failure.code, error: failure });
+      if (failure.code === 'QUEUE_UNAVAILABLE') resolved.logger.error({ callId: run.callId, workflowId: run.workflowId, err: failure.cause ?? failure }, failure.message);
+      throw failure;
+    });
+  };
+  const executor = Object.assign(
+    (run: WebhookRun): Promise<ExecutionResult> => accept(run, { responseMode: 'lastNode', settings: undefined, awaitsOutcome: true })
+      .then((accepted) => accepted.outcome as Promise<ExecutionResult>),
+    { handOff: accept, deduplicates: true },
+  );
+
+  const job = async (jobId: string): Promise<Job<WebhookJobData, WebhookJobResult> | undefined> => (await connected).queue.getJob(jobId);
+  return {
+    executor,
+    get bullQueue() {
+      if (bull === undefined) throw new Error('workflow-webhooks/queue: the queue is still connecting; await queue.ready() first.');
+      return bull;
+    },
+    ready: () => connected.then(() => undefined),
+    async status(jobId) {
+      const found = await job(jobId);
+      return found === undefined ? undefined : statusOf(found, await found.getState());
+    },
+    async failed({ start = 0, end = 49 } = {}) {
+      const jobs = await (await connected).queue.getFailed(start, end);
+      return jobs.map((found) => statusOf(found, 'failed'));
+    },
+    async retry(jobId) {
+      const found = await job(jobId);
+      if (found === undefined || await found.getState() !== 'failed') return false;
+      await found.retry('failed');
+      return true;
+    },
+    async remove(jobId) {
+      const found = await job(jobId);
+      if (found === undefined || await found.isActive()) return false;
+      const refs = [...storedRefs([found.data.item]), ...storedRefs(found.returnvalue?.items ?? [])];
+      await found.remove();
+      await resolved.binaryStore?.remove(refs);
+      return true;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      waiters?.close();
+      await bull?.close().catch(() => undefined);
+      for (const client of clients) closeConnection(client);
+    },
+  };
+}
+
+function statusOf(job: Job<WebhookJobData, WebhookJobResult>, state: string): WebhookJobStatus {
+  const status: WebhookJobStatus = {
+    jobId: job.id as string, state, progress: job.progress, attemptsMade: job.attemptsMade, data: job.data, storedAt: job.timestamp,
+  };
+  if (job.returnvalue !== null && job.returnvalue !== undefined) status.result = job.returnvalue;
+  if (job.failedReason !== undefined && job.failedReason !== '') status.failedReason = job.failedReason;
+  if (job.finishedOn !== undefined) status.finishedAt = job.finishedOn;
+  return status;
+}

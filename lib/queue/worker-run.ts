@@ -1,0 +1,91 @@
+/**
+ * The `WebhookRun` a worker hands the host's executor: the same fields and trigger item as in process, plus the job's
+ * id, the attempt and `progress()`. `respond()` goes to the web instance that waits for it; as in process, the
+ * first answer wins and a later one (or one in a mode that does not answer from the workflow) is only reported.
+ */
+import { WebhookError } from '../webhooks/errors.js';
+import type { HttpMethod, Item, WebhookKind, WebhookRun, WorkflowResponse } from '../webhooks/types.js';
+import type { WebhookJobData } from './job-data.js';
+
+/** A run on a worker: a `WebhookRun` with what a retried or repeated run needs to keep its side effects idempotent. */
+export interface QueuedWebhookRun<Body = any> extends WebhookRun<Body> {
+  /** The BullMQ job's id: the same for every attempt, and for a sender's repeat of the call. */
+  jobId: string;
+  /** 1 for the first try; 2, 3, … after a failure or after the worker running it died. */
+  attempt: number;
+  /** Reports progress (a number or an object), readable through `queue.status(jobId)` and dashboards. */
+  progress(value: number | object): Promise<void>;
+}
+
+export interface RunWiring {
+  data: WebhookJobData;
+  jobId: string;
+  attempt: number;
+  items: Item[];
+  signal: AbortSignal;
+  /** Sends the first respond() answer on; undefined when nobody waits for one. */
+  send: ((response: WorkflowResponse) => void) | undefined;
+  report(error: WebhookError): void;
+  progress(value: number | object): Promise<void>;
+}
+
+export class QueuedRun implements QueuedWebhookRun {
+  readonly workflowId: string;
+  readonly workflowName: string | undefined;
+  readonly nodeName: string;
+  readonly mode: WebhookKind;
+  readonly method: HttpMethod;
+  readonly outputIndex: number;
+  items: Item[];
+  readonly callId: string;
+  readonly jobId: string;
+  readonly attempt: number;
+  readonly signal: AbortSignal;
+  readonly #send: RunWiring['send'];
+  readonly #answersFromWorkflow: boolean;
+  readonly #report: RunWiring['report'];
+  readonly #progress: RunWiring['progress'];
+  #responded = false;
+  /** The first respond() answer, kept with the job's result. */
+  response: WorkflowResponse | undefined;
+
+  constructor(wiring: RunWiring) {
+    const { data } = wiring;
+    this.workflowId = data.workflowId;
+    this.workflowName = data.workflowName;
+    this.nodeName = data.nodeName;
+    this.mode = data.mode;
+    this.method = data.method;
+    this.outputIndex = data.outputIndex;
+    this.items = wiring.items;
+    this.callId = data.callId;
+    this.jobId = wiring.jobId;
+    this.attempt = wiring.attempt;
+    this.signal = wiring.signal;
+    this.#answersFromWorkflow = data.responseMode === 'responseNode';
+    this.#send = wiring.send;
+    this.#report = wiring.report;
+    this.#progress = wiring.progress;
+    this.respond = this.respond.bind(this);
+    this.progress = this.progress.bind(this);
+  }
+
+  respond(response: WorkflowResponse): void {
+    if (!this.#answersFromWorkflow) {
+      this.#report(new WebhookError('WORKFLOW_INVALID_RESPONSE',
+        'respond() was called, but the Webhook node\'s responseMode is not "responseNode"; the response was ignored.'));
+      return;
+    }
+    if (this.#responded) {
+      this.#report(new WebhookError('WORKFLOW_INVALID_RESPONSE', 'respond() was called after the call was answered; this response was ignored.'));
+      return;
+    }
+    this.#responded = true;
+    this.response = response;
+    this.#send?.(response);
+  }
+
+  progress(value: number | object): Promise<void> {
+    return this.#progress(value);
+  }
+}

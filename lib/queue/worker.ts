@@ -1,0 +1,175 @@
+/**
+ * `createWebhookWorker()`: runs the host's ordinary executor for each job, in this process or another. A failed run
+ * is retried with backoff; a run whose worker died is taken up again by another worker (BullMQ's stalled-job
+ * recovery); a workflow's `settings.concurrency` holds across all workers through leases in Redis.
+ */
+import { DelayedError, Worker, type Job } from 'bullmq';
+import { toWebhookError, type WebhookError } from '../webhooks/errors.js';
+import { checkResult } from '../webhooks/run/execute.js';
+import { errorFields } from '../webhooks/logger.js';
+import type { ExecutionResult } from '../webhooks/types.js';
+import { packItems, storedRefs, unpackItems } from './binary/pack.js';
+import { baseClient, closeConnection, openConnection, type QueueRedisClient } from './connection.js';
+import { emitter } from './events.js';
+import { packResponse, type ReplyMessage, type WebhookJobData, type WebhookJobResult } from './job-data.js';
+import { queueKeys, type QueueKeys } from './keys.js';
+import { resolveWorkerOptions, type ResolvedWorkerOptions, type WebhookWorkerOptions } from './options.js';
+import { acquireSlot, releaseSlot } from './scripts.js';
+import { QueuedRun } from './worker-run.js';
+
+export interface WebhookWorker {
+  /** Resolves once connected and taking jobs. */
+  ready(): Promise<void>;
+  /** Runs under way now. */
+  readonly running: number;
+  /**
+   * Stops taking jobs and lets the runs under way finish; after `timeoutMs` (default 10 000) they are told to stop
+   * through `run.signal` and left to another worker, which runs them again.
+   */
+  close(options?: { timeoutMs?: number }): Promise<void>;
+}
+
+interface Context {
+  options: ResolvedWorkerOptions;
+  keys: QueueKeys;
+  client: QueueRedisClient;
+  publisher: QueueRedisClient;
+  emit: ReturnType<typeof emitter<import('./events.js').WebhookWorkerEvent>>;
+  controllers: Set<AbortController>;
+}
+
+/**
+ * Creates a worker.
+ *
+ * @example
+ * const worker = createWebhookWorker({ connection: redisClient, executor: async (run) => ({ items: run.items }) });
+ * process.on('SIGTERM', () => worker.close({ timeoutMs: 30_000 }));
+ */
+export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorker {
+  const resolved = resolveWorkerOptions(options);
+  const keys = queueKeys(resolved.prefix, resolved.name);
+  const controllers = new Set<AbortController>();
+  const clients: QueueRedisClient[] = [];
+  let worker: Worker | undefined;
+  let closed = false;
+  const started = (async () => {
+    const base = await baseClient(resolved.connection, resolved.logger, 'createWebhookWorker');
+    const command = openConnection(base, resolved.logger, 'worker commands');
+    const publisher = openConnection(base, resolved.logger, 'worker replies');
+    clients.push(command.client, publisher.client);
+    await Promise.all([command.ready, publisher.ready]);
+    resolved.binaryStore?.attach?.({ client: command.client, key: keys.binary });
+    if (closed) return;
+    const context: Context = { options: resolved, keys, client: command.client, publisher: publisher.client, emit: emitter(resolved.onEvent), controllers };
+    worker = new Worker<WebhookJobData, WebhookJobResult>(resolved.name, (job, token) => processJob(context, job, token), {
+      connection: command.client as never,
+      prefix: resolved.prefix,
+      concurrency: resolved.concurrency,
+      lockDuration: resolved.lockDurationMs,
+      stalledInterval: resolved.stalledIntervalMs,
+      maxStalledCount: resolved.maxStalledCount,
+    });
+    worker.on('error', (error: Error) => {
+      resolved.logger.warn({ err: errorFields(error) }, 'queue worker: BullMQ reported an error; it goes on');
+      context.emit({ type: 'error', error, during: 'worker' });
+    });
+    await worker.waitUntilReady();
+  })();
+  started.catch((error: unknown) => { resolved.logger.error({ err: errorFields(error) }, 'queue worker: could not start'); });
+  return {
+    ready: () => started,
+    get running() {
+      return controllers.size;
+    },
+    async close({ timeoutMs = 10_000 } = {}) {
+      if (closed) return;
+      closed = true;
+      await started.catch(() => undefined);
+      if (worker !== undefined) {
+        const finished = worker.close();
+        const timer = new Promise<'late'>((resolve) => setTimeout(resolve, timeoutMs, 'late').unref());
+        if (await Promise.race([finished.then(() => 'done' as const), timer]) === 'late') {
+          for (const controller of controllers) controller.abort(new Error('The worker is closing; another worker runs this job again.'));
+          await worker.close(true).catch(() => undefined);
+        }
+      }
+      for (const client of clients) closeConnection(client);
+    },
+  };
+}
+
+/** The attempt this is: failures and crashes before it, plus one. */
+function attemptOf(job: Job): number {
+  return job.attemptsMade + (job.stalledCounter ?? 0) + 1;
+}
+
+async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobResult>, token: string | undefined): Promise<WebhookJobResult> {
+  const { options, keys, client } = context;
+  const data = job.data;
+  if (data?.version !== 1) throw new Error(`Job ${String(job.id)} is not a webhook run this worker can read (version ${String(data?.version)}).`);
+  const jobId = job.id as string;
+  const running = keys.running(data.workflowId);
+  if (data.concurrency !== undefined && !await acquireSlot(client, running, jobId, data.concurrency, options.lockDurationMs)) {
+    // Every slot of the workflow is taken: back to the queue for a moment, without using up an attempt.
+    await job.moveToDelayed(Date.now() + 50 + Math.floor(Math.random() * 150), token);
+    throw new DelayedError();
+  }
+  const lease = data.concurrency === undefined ? undefined : setInterval(() => {
+    void acquireSlot(client, running, jobId, data.concurrency as number, options.lockDurationMs).catch(() => undefined);
+  }, Math.max(50, Math.floor(options.lockDurationMs / 3)));
+  const attempt = attemptOf(job);
+  const where = { jobId, callId: data.callId, workflowId: data.workflowId, nodeName: data.nodeName, mode: data.mode };
+  const controller = new AbortController();
+  context.controllers.add(controller);
+  const overrun = options.maxRunMs > 0 ? setTimeout(() => controller.abort(new Error(`The run did not finish within maxRunMs (${options.maxRunMs} ms).`)), options.maxRunMs) : undefined;
+  const startedAt = performance.now();
+  let ended = false;
+  try {
+    const items = await unpackItems([data.item], options.binaryStore);
+    const reply = (message: ReplyMessage): void => {
+      if (data.replyTo !== undefined) void context.publisher.publish?.(data.replyTo, JSON.stringify(message))?.catch(() => undefined);
+    };
+    const run = new QueuedRun({
+      data, jobId, attempt, items, signal: controller.signal,
+      send: (response) => { reply({ jobId, type: 'respond', response: packResponse(response) }); },
+      report: (error) => { options.logger.warn({ ...where, err: errorFields(error) }, error.message); },
+      progress: (value) => job.updateProgress(value),
+    });
+    context.emit({ type: 'started', ...where, attempt });
+    let result: ExecutionResult;
+    try {
+      result = checkResult(await options.executor(run));
+    } catch (error) {
+      const final = attempt - (job.stalledCounter ?? 0) >= (job.opts.attempts ?? 1);
+      const failure = error instanceof Error ? error : new Error(String(error));
+      context.emit({ type: 'failed', ...where, attempt, final, error: failure });
+      options.logger.error({ ...where, attempt, final, err: errorFields(failure) }, final ? 'queued run failed; no attempts left, the job is kept as failed' : 'queued run failed; it will be retried');
+      if (final) {
+        ended = true;
+        const coded = failure as Partial<WebhookError>;
+        reply({ jobId, type: 'failed', message: failure.message, ...(typeof coded.code === 'string' ? { code: coded.code, hint: coded.hint } : {}) });
+      } else {
+        context.emit({ type: 'retried', ...where, attempt: attempt + 1 });
+      }
+      throw failure;
+    }
+    const packed = await packItems(result.items, { inlineBytes: options.inlineBinaryBytes, store: options.binaryStore }, data.replyTo !== undefined);
+    const outcome: WebhookJobResult = { items: packed.items };
+    if (result.hints !== undefined) outcome.hints = result.hints;
+    if (run.response !== undefined) outcome.response = packResponse(run.response);
+    reply({ jobId, type: 'completed', result: outcome });
+    ended = true;
+    await options.binaryStore?.remove(storedRefs([data.item])).catch((error: unknown) => {
+      context.emit({ type: 'error', error: toWebhookError(error), during: 'removing the job\'s binary data' });
+    });
+    context.emit({ type: 'completed', ...where, attempt, durationMs: performance.now() - startedAt, items: result.items.length });
+    return outcome;
+  } finally {
+    clearTimeout(overrun);
+    clearInterval(lease);
+    context.controllers.delete(controller);
+    if (data.concurrency !== undefined || data.tracked === true) {
+      await releaseSlot(client, [running, keys.unfinished(data.workflowId)], jobId, ended).catch(() => undefined);
+    }
+  }
+}

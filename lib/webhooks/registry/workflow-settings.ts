@@ -1,0 +1,42 @@
+/**
+ * A workflow's run settings (queue mode), checked once at activation: a mistake is refused with the workflow, never
+ * found by the first call. Only the settings given are kept, so a workflow without them looks as it always did.
+ */
+import { WebhookError } from '../errors.js';
+import type { WorkflowSettings, WorkflowWebhooks } from '../types.js';
+
+const COUNTS = ['concurrency', 'maxQueued', 'attempts'] as const;
+const LEAST: Record<(typeof COUNTS)[number], number> = { concurrency: 1, maxQueued: 0, attempts: 1 };
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+function invalid(workflowId: string, message: string): WebhookError {
+  return new WebhookError('WEBHOOK_INVALID_NODE', `Workflow "${workflowId}": ${message}`, {
+    hint: 'settings holds { concurrency?, maxQueued?, attempts? } as whole numbers, and idempotencyHeader? as a header name or true.',
+  });
+}
+
+/** The workflow's settings, checked; undefined when it has none. */
+export function resolveWorkflowSettings(workflow: WorkflowWebhooks): WorkflowSettings | undefined {
+  const given: unknown = workflow.settings;
+  if (given === undefined || given === null) return undefined;
+  const id = workflow.workflowId;
+  if (typeof given !== 'object' || Array.isArray(given)) throw invalid(id, 'settings must be an object.');
+  const raw = given as Record<string, unknown>;
+  const settings: WorkflowSettings = {};
+  for (const key of COUNTS) {
+    const value = raw[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < LEAST[key]) {
+      throw invalid(id, `settings.${key} must be a whole number of at least ${LEAST[key]}; got ${JSON.stringify(value) ?? String(value)}.`);
+    }
+    settings[key] = value;
+  }
+  const header = raw.idempotencyHeader;
+  if (header !== undefined && header !== false) {
+    if (header !== true && (typeof header !== 'string' || !HEADER_NAME.test(header))) {
+      throw invalid(id, `settings.idempotencyHeader must be a header name or true; got ${JSON.stringify(header) ?? String(header)}.`);
+    }
+    settings.idempotencyHeader = header;
+  }
+  return Object.keys(settings).length === 0 ? undefined : Object.freeze(settings);
+}
