@@ -37,7 +37,7 @@ export interface EnqueueContext {
 class Abandoned extends Error {}
 
 function unavailable(options: ResolvedQueueOptions, cause?: unknown): WebhookError {
-  return new WebhookError('QUEUE_UNAVAILABLE', `The run could not be stored within ${options.enqueueTimeoutMs} ms; it was not started.`, {
+  return new WebhookError('QUEUE_UNAVAILABLE', `The run could not be stored: Redis did not acknowledge it within ${options.enqueueTimeoutMs} ms. It was not started.`, {
     hint: 'Try again in a moment; the webhook queue\'s Redis did not answer.',
     headers: { 'retry-after': String(options.retryAfterSeconds) },
     cause,

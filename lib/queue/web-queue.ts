@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, type Job } from 'bullmq';
 import { WebhookError } from '../webhooks/errors.js';
+import { errorFields } from '../webhooks/logger.js';
 import type { AcceptedRun, HandOffContext, HandOffExecutor } from '../webhooks/run/hand-off.js';
 import type { ExecutionResult, WebhookRun } from '../webhooks/types.js';
 import { storedRefs } from './binary/pack.js';
@@ -74,7 +75,7 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
     const subscriber = openConnection(base, resolved.logger, 'queue replies');
     clients.push(command.client, subscriber.client);
     bull = new Queue<WebhookJobData, WebhookJobResult>(resolved.name, { connection: command.client as never, prefix: resolved.prefix });
-    bull.on('error', (error: Error) => { emit({ type: 'refused', callId: '', workflowId: '', code: 'QUEUE_UNAVAILABLE', error }); });
+    bull.on('error', (error: Error) => { resolved.logger.warn({ err: errorFields(error) }, 'webhook queue: BullMQ reported an error; calls are refused 503 until Redis answers'); });
     waiters = new ReplyWaiters(bull, 1000);
     resolved.binaryStore?.attach?.({ client: command.client, key: keys.binary });
     await Promise.all([command.ready, subscriber.ready]);
@@ -95,8 +96,8 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
       return accepted;
     }, (error: unknown) => {
       const failure = error as WebhookError;
+      // The middleware answers and logs the refusal (with its cause); the queue only reports it as an event.
       emit({ type: 'refused', callId: run.callId, workflowId: run.workflowId, code: failure.code, error: failure });
-      if (failure.code === 'QUEUE_UNAVAILABLE') resolved.logger.error({ callId: run.callId, workflowId: run.workflowId, err: failure.cause ?? failure }, failure.message);
       throw failure;
     });
   };
