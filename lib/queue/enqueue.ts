@@ -5,11 +5,11 @@
  * store it later after all, is taken back before a worker runs it.
  */
 import type { Queue } from 'bullmq';
-import { WebhookError, type WebhookErrorCode } from '../webhooks/errors.js';
+import { ERROR_CODES, WebhookError, type WebhookErrorCode } from '../webhooks/errors.js';
 import { relayedFailure } from '../webhooks/run/execute.js';
 import type { AcceptedRun, HandOffContext } from '../webhooks/run/hand-off.js';
 import type { ExecutionResult, WebhookRun } from '../webhooks/types.js';
-import { packItems, storedRefs, unpackItems } from './binary/pack.js';
+import { packItems, storedRefs, unpackItems, type PackedItem } from './binary/pack.js';
 import type { QueueRedisClient } from './connection.js';
 import { idempotencyKeyOf, jobIdOf } from './idempotency.js';
 import type { ReplyMessage, WebhookJobData } from './job-data.js';
@@ -87,21 +87,19 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
     // A repeat waits for the first call's job, which may have ended already: it is looked at once at once.
     return { jobId, duplicate: true, outcome: call.awaitsOutcome ? waitFor(context, connected, run, jobId, true).outcome : undefined };
   }
-  const untrack = (): void => { if (track) void releaseSlot(connected.client, [keys.running(run.workflowId), keys.unfinished(run.workflowId)], jobId, true).catch(() => undefined); };
   let refs: string[] = [];
+  // Undoes what was stored for a call that is refused: its files, and its place among the workflow's waiting runs.
+  const cleanUp = (): Promise<void> => Promise.all([
+    options.binaryStore?.remove(refs),
+    track ? releaseSlot(connected.client, [keys.running(run.workflowId), keys.unfinished(run.workflowId)], jobId, true) : undefined,
+  ]).then(() => undefined, () => undefined);
+  let adding: Promise<unknown> | undefined;
   let stopWaiting: (() => void) | undefined;
   try {
     const packed = await packItems(run.items.slice(0, 1), { inlineBytes: options.inlineBinaryBytes, store: options.binaryStore });
     refs = packed.refs;
     if (isAbandoned()) throw new Abandoned();
-    const data: WebhookJobData = {
-      version: 1, callId: run.callId, workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode, method: run.method,
-      outputIndex: run.outputIndex, responseMode: call.responseMode, item: packed.items[0] ?? { json: {} }, storedAt: Date.now(),
-    };
-    if (run.workflowName !== undefined) data.workflowName = run.workflowName;
-    if (key !== undefined) data.idempotencyKey = key;
-    if (settings?.concurrency !== undefined) data.concurrency = settings.concurrency;
-    if (track) data.tracked = true;
+    const data = jobData(run, call, packed.items[0], key, track);
     let outcome: Promise<ExecutionResult> | undefined;
     if (call.awaitsOutcome) {
       data.replyTo = connected.replyChannel;
@@ -110,26 +108,37 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
       stopWaiting = waiting.stop;
       outcome = waiting.outcome;
     }
-    const adding = connected.queue.add(run.workflowId, data, {
+    const job = connected.queue.add(run.workflowId, data, {
       jobId,
       attempts: settings?.attempts ?? options.attempts,
       backoff: { type: 'exponential', delay: options.backoffMs },
       removeOnComplete: { age: Math.ceil(options.idempotencyWindowMs / 1000) },
       removeOnFail: { age: Math.ceil(options.failedRetentionMs / 1000) },
     });
-    // Stored after the caller was refused: taken back unless a worker has it already.
-    adding.then((job) => { if (isAbandoned()) void job.remove().catch(() => undefined).then(() => options.binaryStore?.remove(refs)).then(untrack); }, () => undefined);
-    await adding;
+    adding = job;
+    // Stored after the caller was refused: taken back, files and all, unless a worker has it already (then it runs).
+    job.then((stored) => { if (isAbandoned()) void stored.remove().then(cleanUp, () => undefined); }, cleanUp);
+    await job;
     if (isAbandoned()) throw new Abandoned();
     return { jobId, duplicate: false, outcome };
   } catch (error) {
     stopWaiting?.();
-    if (!(error instanceof Abandoned)) {
-      await options.binaryStore?.remove(refs).catch(() => undefined);
-      untrack();
-    }
+    // Once the job was sent to Redis, its own handlers above clean up; before that, nothing else will.
+    if (adding === undefined) await cleanUp();
     throw error;
   }
+}
+
+function jobData(run: WebhookRun, call: HandOffContext, item: PackedItem | undefined, key: string | undefined, track: boolean): WebhookJobData {
+  const data: WebhookJobData = {
+    version: 1, callId: run.callId, workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode, method: run.method,
+    outputIndex: run.outputIndex, responseMode: call.responseMode, item: item ?? { json: {} }, storedAt: Date.now(),
+  };
+  if (run.workflowName !== undefined) data.workflowName = run.workflowName;
+  if (key !== undefined) data.idempotencyKey = key;
+  if (call.settings?.concurrency !== undefined) data.concurrency = call.settings.concurrency;
+  if (track) data.tracked = true;
+  return data;
 }
 
 /** Turns the job's answers into the run's respond() and outcome. */
@@ -156,7 +165,9 @@ function waitFor(context: EnqueueContext, connected: Connected, run: WebhookRun,
   return { outcome, stop };
 }
 
+/** A relayed failure: the library's own codes as they were judged on the worker, anything else as the workflow's failure. */
 function failureOf(message: Extract<ReplyMessage, { type: 'failed' }>): Error {
-  if (message.code === undefined || message.code === 'WORKFLOW_FAILED') return new Error(message.message);
+  const code = message.code;
+  if (code === undefined || code === 'WORKFLOW_FAILED' || !Object.hasOwn(ERROR_CODES, code)) return new Error(message.message);
   return relayedFailure(new WebhookError(message.code as WebhookErrorCode, message.message, { hint: message.hint }));
 }

@@ -4,7 +4,7 @@
  * recovery); a workflow's `settings.concurrency` holds across all workers through leases in Redis.
  */
 import { DelayedError, Worker, type Job } from 'bullmq';
-import { toWebhookError, type WebhookError } from '../webhooks/errors.js';
+import { toWebhookError, WebhookError } from '../webhooks/errors.js';
 import { checkResult } from '../webhooks/run/execute.js';
 import { errorFields } from '../webhooks/logger.js';
 import type { ExecutionResult } from '../webhooks/types.js';
@@ -98,6 +98,21 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
   };
 }
 
+/**
+ * The result as the job keeps it. A result that waits to be answered must carry its binary data; one that is too
+ * large to travel back is the workflow's failure (an invalid result here), not the caller's 413.
+ */
+async function packResult(result: ExecutionResult, options: ResolvedWorkerOptions, awaited: boolean): Promise<Awaited<ReturnType<typeof packItems>>> {
+  try {
+    return await packItems(result.items, { inlineBytes: options.inlineBinaryBytes, store: options.binaryStore }, awaited);
+  } catch (error) {
+    if ((error as Partial<WebhookError>).code !== 'QUEUE_PAYLOAD_TOO_LARGE') throw error;
+    throw new WebhookError('WORKFLOW_INVALID_RESULT', `The workflow's result cannot travel back to the caller: ${(error as Error).message}`, {
+      hint: 'Configure the same binaryStore on the queue and its workers, or raise inlineBinaryBytes on both.',
+    });
+  }
+}
+
 /** The attempt this is: failures and crashes before it, plus one. */
 function attemptOf(job: Job): number {
   return job.attemptsMade + (job.stalledCounter ?? 0) + 1;
@@ -109,13 +124,17 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
   if (data?.version !== 1) throw new Error(`Job ${String(job.id)} is not a webhook run this worker can read (version ${String(data?.version)}).`);
   const jobId = job.id as string;
   const running = keys.running(data.workflowId);
-  if (data.concurrency !== undefined && !await acquireSlot(client, running, jobId, data.concurrency, options.lockDurationMs)) {
+  // A run holds a lease while it goes when its workflow is limited: for concurrency, and so that maxQueued counts
+  // only the runs that wait.
+  const leased = data.concurrency !== undefined || data.tracked === true;
+  const limit = data.concurrency ?? Number.MAX_SAFE_INTEGER;
+  if (leased && !await acquireSlot(client, running, jobId, limit, options.lockDurationMs)) {
     // Every slot of the workflow is taken: back to the queue for a moment, without using up an attempt.
     await job.moveToDelayed(Date.now() + 50 + Math.floor(Math.random() * 150), token);
     throw new DelayedError();
   }
-  const lease = data.concurrency === undefined ? undefined : setInterval(() => {
-    void acquireSlot(client, running, jobId, data.concurrency as number, options.lockDurationMs).catch(() => undefined);
+  const lease = !leased ? undefined : setInterval(() => {
+    void acquireSlot(client, running, jobId, limit, options.lockDurationMs).catch(() => undefined);
   }, Math.max(50, Math.floor(options.lockDurationMs / 3)));
   const attempt = attemptOf(job);
   const where = { jobId, callId: data.callId, workflowId: data.workflowId, nodeName: data.nodeName, mode: data.mode };
@@ -124,21 +143,28 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
   const overrun = options.maxRunMs > 0 ? setTimeout(() => controller.abort(new Error(`The run did not finish within maxRunMs (${options.maxRunMs} ms).`)), options.maxRunMs) : undefined;
   const startedAt = performance.now();
   let ended = false;
+  const reply = (message: ReplyMessage): void => {
+    if (data.replyTo !== undefined) void context.publisher.publish?.(data.replyTo, JSON.stringify(message))?.catch(() => undefined);
+  };
   try {
-    const items = await unpackItems([data.item], options.binaryStore);
-    const reply = (message: ReplyMessage): void => {
-      if (data.replyTo !== undefined) void context.publisher.publish?.(data.replyTo, JSON.stringify(message))?.catch(() => undefined);
-    };
-    const run = new QueuedRun({
-      data, jobId, attempt, items, signal: controller.signal,
-      send: (response) => { reply({ jobId, type: 'respond', response: packResponse(response) }); },
-      report: (error) => { options.logger.warn({ ...where, err: errorFields(error) }, error.message); },
-      progress: (value) => job.updateProgress(value),
-    });
-    context.emit({ type: 'started', ...where, attempt });
+    let run: QueuedRun | undefined;
     let result: ExecutionResult;
+    let packed: Awaited<ReturnType<typeof packItems>>;
+    let judging = false;
+    // Everything that can fail for this attempt is judged alike: reading the files, the run, packing its result.
     try {
-      result = checkResult(await options.executor(run));
+      const items = await unpackItems([data.item], options.binaryStore);
+      run = new QueuedRun({
+        data, jobId, attempt, items, signal: controller.signal,
+        send: (response) => { reply({ jobId, type: 'respond', response: packResponse(response) }); },
+        report: (error) => { options.logger.warn({ ...where, err: errorFields(error) }, error.message); },
+        progress: (value) => job.updateProgress(value),
+      });
+      context.emit({ type: 'started', ...where, attempt });
+      const output = await options.executor(run);
+      judging = true;
+      result = checkResult(output);
+      packed = await packResult(result, options, data.replyTo !== undefined);
     } catch (error) {
       const final = attempt - (job.stalledCounter ?? 0) >= (job.opts.attempts ?? 1);
       const failure = error instanceof Error ? error : new Error(String(error));
@@ -146,14 +172,15 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
       options.logger.error({ ...where, attempt, final, err: errorFields(failure) }, final ? 'queued run failed; no attempts left, the job is kept as failed' : 'queued run failed; it will be retried');
       if (final) {
         ended = true;
-        const coded = failure as Partial<WebhookError>;
-        reply({ jobId, type: 'failed', message: failure.message, ...(typeof coded.code === 'string' ? { code: coded.code, hint: coded.hint } : {}) });
+        // Only the library's own judgement of a result travels as a code (as in process, whatever the executor
+        // throws is the workflow's failure, WORKFLOW_FAILED).
+        const judged = judging && failure instanceof WebhookError;
+        reply({ jobId, type: 'failed', message: failure.message, ...(judged ? { code: failure.code, hint: failure.hint } : {}) });
       } else {
         context.emit({ type: 'retried', ...where, attempt: attempt + 1 });
       }
       throw failure;
     }
-    const packed = await packItems(result.items, { inlineBytes: options.inlineBinaryBytes, store: options.binaryStore }, data.replyTo !== undefined);
     const outcome: WebhookJobResult = { items: packed.items };
     if (result.hints !== undefined) outcome.hints = result.hints;
     if (run.response !== undefined) outcome.response = packResponse(run.response);
@@ -168,7 +195,7 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
     clearTimeout(overrun);
     clearInterval(lease);
     context.controllers.delete(controller);
-    if (data.concurrency !== undefined || data.tracked === true) {
+    if (leased) {
       await releaseSlot(client, [running, keys.unfinished(data.workflowId)], jobId, ended).catch(() => undefined);
     }
   }
