@@ -80,7 +80,10 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
   const key = idempotencyKeyOf(run, settings);
   const jobId = jobIdOf(run, key);
   const track = settings?.maxQueued !== undefined;
-  const admission = await admit(connected.client, [keys.job(jobId), keys.unfinished(run.workflowId), keys.running(run.workflowId)],
+  // Only a call that may repeat an earlier one, or a workflow that caps its waiting runs, needs the admission step:
+  // the common call is stored in one round trip.
+  const admission = key === undefined && !track ? 'ok' : await admit(connected.client,
+    [keys.job(jobId), keys.unfinished(run.workflowId), keys.running(run.workflowId)],
     { maxQueued: settings?.maxQueued, track, jobId, staleMs: options.idempotencyWindowMs });
   if (admission === 'full') throw tooMany(options, run.workflowId, settings?.maxQueued as number);
   if (admission === 'duplicate') {
