@@ -40,6 +40,15 @@ export function describeContractAcrossInstances(fixture: RegistryFixture): void 
       await eventually(async () => !(await found(fixture.registry, 'POST', 'orders/1')));
     });
 
+    it('gives every instance the run settings a workflow was activated with (queue mode reads them there)', async () => {
+      const other = await fixture.peer();
+      const settings = { concurrency: 2, maxQueued: 10, attempts: 4, idempotencyHeader: true as const };
+      await fixture.registry.activate({ ...workflowOf('wf', { path: 'limited', httpMethod: 'POST' }), settings });
+      await eventually(() => found(other, 'POST', 'limited'));
+      const hit = await other.lookup('production', 'POST', 'limited');
+      expect(hit.found && hit.webhook.settings).to.deep.equal(settings);
+    });
+
     it('lists on every instance what one activated, and nothing once another deactivated it', async () => {
       const other = await fixture.peer();
       await fixture.registry.activate(workflowOf('wf', { path: 'orders/:id', multipleMethods: true }, 'Orders'));
