@@ -36,8 +36,16 @@ export interface EnqueueContext {
 
 class Abandoned extends Error {}
 
+/** Whether the caller was refused while the job was on its way, and what to do the moment that happens. */
+interface Fate {
+  /** When the caller is refused unless Redis acknowledged the job by then (epoch ms, this machine's clock). */
+  answerBy: number;
+  abandoned: boolean;
+  onAbandon: (() => void) | undefined;
+}
+
 function unavailable(options: ResolvedQueueOptions, cause?: unknown): WebhookError {
-  return new WebhookError('QUEUE_UNAVAILABLE', `The run could not be stored: Redis did not acknowledge it within ${options.enqueueTimeoutMs} ms. It was not started.`, {
+  return new WebhookError('QUEUE_UNAVAILABLE', `The run could not be stored: Redis did not acknowledge it within ${options.enqueueTimeoutMs} ms. It will not run.`, {
     hint: 'Try again in a moment; the webhook queue\'s Redis did not answer.',
     headers: { 'retry-after': String(options.retryAfterSeconds) },
     cause,
@@ -54,15 +62,16 @@ function tooMany(options: ResolvedQueueOptions, workflowId: string, maxQueued: n
 /** Stores the call's run, or refuses it; never longer than enqueueTimeoutMs. */
 export function handOff(context: EnqueueContext, run: WebhookRun, call: HandOffContext): Promise<AcceptedRun> {
   const { options } = context;
-  let abandoned = false;
+  const fate: Fate = { answerBy: Date.now() + options.enqueueTimeoutMs, abandoned: false, onAbandon: undefined };
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {
-      abandoned = true;
+      fate.abandoned = true;
+      fate.onAbandon?.();
       reject(unavailable(options));
     }, options.enqueueTimeoutMs);
   });
-  const stored = store(context, run, call, () => abandoned);
+  const stored = store(context, run, call, fate);
   stored.catch(() => undefined);
   return Promise.race([stored, deadline]).then((accepted) => {
     clearTimeout(timer);
@@ -73,8 +82,9 @@ export function handOff(context: EnqueueContext, run: WebhookRun, call: HandOffC
   });
 }
 
-async function store(context: EnqueueContext, run: WebhookRun, call: HandOffContext, isAbandoned: () => boolean): Promise<AcceptedRun> {
+async function store(context: EnqueueContext, run: WebhookRun, call: HandOffContext, fate: Fate): Promise<AcceptedRun> {
   const { options, keys } = context;
+  const isAbandoned = (): boolean => fate.abandoned;
   const connected = await context.connected;
   const { settings } = call;
   const key = idempotencyKeyOf(run, settings);
@@ -103,6 +113,7 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
     refs = packed.refs;
     if (isAbandoned()) throw new Abandoned();
     const data = jobData(run, call, packed.items[0], key, track);
+    data.answerBy = fate.answerBy;
     let outcome: Promise<ExecutionResult> | undefined;
     if (call.awaitsOutcome) {
       data.replyTo = connected.replyChannel;
@@ -119,6 +130,11 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
       removeOnFail: { age: Math.ceil(options.failedRetentionMs / 1000) },
     });
     adding = job;
+    // Refused while the job is on its way (a paused Redis holds every write until it resumes): a mark sent on the
+    // same connection reaches Redis right behind the job, and a worker that takes a late job does not run a marked one.
+    fate.onAbandon = () => {
+      void connected.client.sendCommand(['SET', keys.refused(jobId), '1', 'PX', String(options.idempotencyWindowMs)]).catch(() => undefined);
+    };
     // Stored after the caller was refused: taken back, files and all, unless a worker has it already (then it runs).
     job.then((stored) => { if (isAbandoned()) void stored.remove().then(cleanUp, () => undefined); }, cleanUp);
     await job;

@@ -26,6 +26,8 @@ export type WebhookWorkerEvent =
   | (JobEvent & { type: 'failed'; attempt: number; final: boolean; error: Error })
   /** The job will run again (after a failure, with backoff); `attempt` is the attempt that comes next. */
   | (JobEvent & { type: 'retried'; attempt: number })
+  /** The job reached Redis only after its caller was refused 503 `QUEUE_UNAVAILABLE` (Redis paused): not run. */
+  | (JobEvent & { type: 'skipped'; reason: 'refused' })
   /** Something failed around the runs (a binary store, a Redis call, the connection). */
   | { type: 'error'; error: Error; during: string };
 

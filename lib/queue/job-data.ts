@@ -29,6 +29,11 @@ export interface WebhookJobData {
   tracked?: true;
   /** When the web instance stored it, epoch milliseconds. */
   storedAt: number;
+  /**
+   * Past this time (epoch ms) the caller may have been refused 503 because Redis had not acknowledged the job yet; a
+   * worker that takes the job later checks that it was not (a refused job is not run).
+   */
+  answerBy?: number;
 }
 
 /** What a finished job keeps as its result (`queue.status(jobId).result`), and what a waiting call is answered from. */
@@ -37,6 +42,8 @@ export interface WebhookJobResult {
   hints?: ExecutionHint[];
   /** The run's first `respond()` answer (responseNode), so a repeated call is answered as the first was. */
   response?: PackedResponse;
+  /** The job reached Redis only after its caller had been refused 503 (Redis paused): it was not run. */
+  refused?: true;
 }
 
 /** A `respond()` answer as JSON: a Buffer body travels as base64. */

@@ -9,6 +9,8 @@ export interface QueueKeys {
   unfinished(workflowId: string): string;
   /** The runs of a workflow under way: a sorted set, member job id, score the lease's end (concurrency limit). */
   running(workflowId: string): string;
+  /** Marks a job whose caller was refused (503) while Redis had not yet acknowledged it: it must not run. */
+  refused(jobId: string): string;
   /** Binary data of the Redis binary store. */
   binary(id: string): string;
   /** The channel a web instance hears its waiting calls' answers on. */
@@ -22,6 +24,7 @@ export function queueKeys(prefix: string, name: string): QueueKeys {
     job: (jobId) => `${base}:${jobId}`,
     unfinished: (workflowId) => `${own}:unfinished:${workflowId}`,
     running: (workflowId) => `${own}:running:${workflowId}`,
+    refused: (jobId) => `${own}:refused:${jobId}`,
     binary: (id) => `${own}:binary:${id}`,
     replies: (instanceId) => `${own}:replies:${instanceId}`,
   };

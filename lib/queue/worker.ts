@@ -113,6 +113,15 @@ async function packResult(result: ExecutionResult, options: ResolvedWorkerOption
   }
 }
 
+/**
+ * Whether the job's caller was refused while the job was on its way to Redis. Only a job taken later than its web
+ * instance's answer deadline can be one (a second of leeway for clocks that differ): the usual job costs nothing.
+ */
+async function wasRefused(context: Context, data: WebhookJobData, jobId: string): Promise<boolean> {
+  if (data.answerBy === undefined || Date.now() < data.answerBy - 1000) return false;
+  return await context.client.sendCommand(['EXISTS', context.keys.refused(jobId)]) === 1;
+}
+
 /** The attempt this is: failures and crashes before it, plus one. */
 function attemptOf(job: Job): number {
   return job.attemptsMade + (job.stalledCounter ?? 0) + 1;
@@ -123,6 +132,13 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
   const data = job.data;
   if (data?.version !== 1) throw new Error(`Job ${String(job.id)} is not a webhook run this worker can read (version ${String(data?.version)}).`);
   const jobId = job.id as string;
+  if (await wasRefused(context, data, jobId)) {
+    context.emit({ type: 'skipped', reason: 'refused', jobId, callId: data.callId, workflowId: data.workflowId, nodeName: data.nodeName, mode: data.mode });
+    options.logger.warn({ jobId, callId: data.callId, workflowId: data.workflowId }, 'queued run not run: Redis stored it only after its caller had been answered 503');
+    await options.binaryStore?.remove(storedRefs([data.item])).catch(() => undefined);
+    if (data.tracked === true) await releaseSlot(client, [keys.running(data.workflowId), keys.unfinished(data.workflowId)], jobId, true).catch(() => undefined);
+    return { items: [], refused: true };
+  }
   const running = keys.running(data.workflowId);
   // A run holds a lease while it goes when its workflow is limited: for concurrency, and so that maxQueued counts
   // only the runs that wait.
