@@ -1,0 +1,67 @@
+/**
+ * The web side of queue mode as the fault specs run it: one onReceived workflow, the queue's executor behind the
+ * middleware, and a node:http server. The crash spec runs it in child processes (web-entry.ts), the Redis specs in
+ * the mocha process; both get the very same server.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createClient } from 'redis';
+import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookMiddlewareOptions } from 'workflow-webhooks';
+import { createWebhookQueue, type WebhookQueue } from 'workflow-webhooks/queue';
+
+/** Where the one workflow listens: POST /webhook/fault-hook, answered as soon as the run is stored. */
+export const HOOK_PATH = '/webhook/fault-hook';
+
+/** The logger shape the library takes (pino's or console's); the package names it only through its options. */
+type WebhookLogger = NonNullable<WebhookMiddlewareOptions['logger']>;
+
+export interface WebOptions {
+  redisUrl: string;
+  queueName: string;
+  enqueueTimeoutMs: number;
+  /** Default: log lines dropped, only counted (a fault spec provokes hundreds of them on purpose). */
+  logger?: WebhookLogger;
+}
+
+export interface RunningWeb {
+  port: number;
+  queue: WebhookQueue;
+  close(): Promise<void>;
+}
+
+/** A logger that keeps only a count, so an outage does not flood the test output. */
+export function countingLogger(): WebhookLogger & { lines: number } {
+  const logger = { lines: 0, error: () => { logger.lines += 1; }, warn: () => { logger.lines += 1; } };
+  return logger;
+}
+
+export async function startWeb(options: WebOptions): Promise<RunningWeb> {
+  const logger = options.logger ?? countingLogger();
+  // The host's own client, with its own 'error' listener: without one an outage would crash the process.
+  const client = createClient({ url: options.redisUrl });
+  client.on('error', () => undefined);
+  const queue = createWebhookQueue({ connection: client, name: options.queueName, enqueueTimeoutMs: options.enqueueTimeoutMs, retryAfterSeconds: 2, logger });
+  await queue.ready();
+  const registry = new MemoryWebhookRegistry();
+  await registry.activate({
+    workflowId: 'fault-workflow',
+    nodes: [{ name: 'Webhook', parameters: { path: 'fault-hook', httpMethod: 'POST', responseMode: 'onReceived' } }],
+  });
+  const middleware = createWebhookMiddleware(registry, queue.executor, { logger });
+  const server = createServer((req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); }));
+  // The load keeps its connections open; an idle one closed by the server mid-request would read as a fault.
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    queue,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await middleware.close({ timeoutMs: 1000 });
+      await queue.close();
+      // The queue only duplicated it: this client was never opened, and destroying it may say so.
+      try { client.destroy(); } catch { /* never opened */ }
+    },
+  };
+}
