@@ -1,0 +1,94 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { expect } from 'chai';
+import request from 'supertest';
+import { MemoryWebhookRegistry } from 'workflow-webhooks';
+import { directoryBinaryStore, redisBinaryStore, type BinaryStore, type QueuedWebhookRun } from 'workflow-webhooks/queue';
+import { BASE, eventually, queueSetup } from '../support/queue/setup.js';
+import { RedisServer, REDIS } from '../support/redis-server.js';
+import { findService, markNotRun } from '../support/services.js';
+import { filesUnder, makeTempDir, type TempDir } from '../support/temp-dir.js';
+
+const sha = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
+
+/** Uploads reach the worker byte for byte, inline or through a store, and leave nothing behind once run. */
+if (findService(REDIS) === undefined) {
+  markNotRun('queue mode: binary data', REDIS);
+} else {
+  describe('queue mode: binary data', function () {
+    this.timeout(60_000);
+    let server: RedisServer;
+    let dir: TempDir;
+    before(async () => { server = await RedisServer.start() as RedisServer; });
+    after(async () => { await server.stop(); });
+    beforeEach(() => { dir = makeTempDir(); });
+    afterEach(() => { dir.remove(); });
+    const setup = queueSetup(() => server);
+
+    /** Serves an upload webhook whose worker hashes every file it gets; resolves the hashes by file name. */
+    async function serve(store: BinaryStore | undefined) {
+      const hashes = new Map<string, string>();
+      const registry = new MemoryWebhookRegistry();
+      await registry.activate({ workflowId: 'files', nodes: [{ name: 'Webhook', parameters: { path: 'upload', httpMethod: 'POST' } }] });
+      const queue = setup.queue({ binaryStore: store });
+      setup.worker(async (run: QueuedWebhookRun) => {
+        for (const entry of Object.values(run.items[0]?.binary ?? {})) {
+          hashes.set(entry.fileName as string, sha(entry.data ?? await readFile(entry.path as string)));
+        }
+        return { items: [] };
+      }, { binaryStore: store });
+      const app = setup.app(registry, queue, { uploads: { tempDir: `${dir.path}/uploads`, memoryThreshold: 64 * 1024 } });
+      return { app, hashes, queue };
+    }
+
+    const redisKeys = async (): Promise<string[]> => setup.redis.keys(`bull:${setup.name}:wh:binary:*`);
+
+    it('hands the worker a 500 KiB file inside the job, byte for byte, and leaves no temp file on the web instance', async () => {
+      const { app, hashes } = await serve(undefined);
+      const data = randomBytes(500 * 1024);
+      await request(app).post(`${BASE}/webhook/upload`).attach('file', data, 'half.bin').expect(200);
+      await eventually(() => hashes.has('half.bin'));
+      expect(hashes.get('half.bin')).to.equal(sha(data));
+      // The temp files go right after the answer, once the job is stored or refused.
+      await eventually(() => filesUnder(`${dir.path}/uploads`).length === 0, 2000);
+    });
+
+    it('hands the worker a 50 MiB file through a shared directory, byte for byte, and empties the directory once run', async () => {
+      const shared = `${dir.path}/shared`;
+      const { app, hashes } = await serve(directoryBinaryStore({ directory: shared }));
+      const data = randomBytes(50 * 1024 * 1024);
+      await request(app).post(`${BASE}/webhook/upload`).attach('file', data, 'big.bin').expect(200);
+      await eventually(() => hashes.has('big.bin'), 30_000);
+      expect(hashes.get('big.bin')).to.equal(sha(data));
+      await eventually(() => filesUnder(shared).length === 0);
+      // The temp files go right after the answer, once the job is stored or refused.
+      await eventually(() => filesUnder(`${dir.path}/uploads`).length === 0, 2000);
+    });
+
+    it('hands the worker a 3 MiB file through Redis, byte for byte, and removes it from Redis once run', async () => {
+      const { app, hashes } = await serve(redisBinaryStore());
+      const data = randomBytes(3 * 1024 * 1024);
+      await request(app).post(`${BASE}/webhook/upload`).attach('file', data, 'mid.bin').expect(200);
+      await eventually(() => hashes.has('mid.bin'));
+      expect(hashes.get('mid.bin')).to.equal(sha(data));
+      await eventually(async () => (await redisKeys()).length === 0);
+    });
+
+    it('refuses files too large for a job without a store with 413 QUEUE_PAYLOAD_TOO_LARGE naming the limit, storing nothing', async () => {
+      const { app, queue } = await serve(undefined);
+      const res = await request(app).post(`${BASE}/webhook/upload`).attach('file', randomBytes(1024 * 1024 + 1), 'too.bin').expect(413);
+      expect(res.body.code).to.equal('QUEUE_PAYLOAD_TOO_LARGE');
+      expect(res.body.message).to.include('inlineBinaryBytes (1048576)');
+      expect(await (await queue.ready().then(() => queue.bullQueue)).getJobCounts()).to.include({ waiting: 0, active: 0, completed: 0 });
+      // The temp files go right after the answer, once the job is stored or refused.
+      await eventually(() => filesUnder(`${dir.path}/uploads`).length === 0, 2000);
+    });
+
+    it('refuses a file larger than the store takes with 413, before storing anything', async () => {
+      const { app } = await serve(redisBinaryStore({ maxBytes: 2 * 1024 * 1024 }));
+      const res = await request(app).post(`${BASE}/webhook/upload`).attach('file', randomBytes(3 * 1024 * 1024), 'big.bin').expect(413);
+      expect(res.body.message).to.include('maxBytes (2097152)');
+      expect(await redisKeys()).to.deep.equal([]);
+    });
+  });
+}
