@@ -26,7 +26,7 @@ export interface WebhookJobStatus {
   /** The run's output when completed: its items' json (binary entries keep their metadata), and hints. */
   result?: WebhookJobResult;
   failedReason?: string;
-  /** Attempts that failed so far. */
+  /** Attempts finished so far: the failed ones, and the one that completed. */
   attemptsMade: number;
   data: WebhookJobData;
   storedAt: number;

@@ -15,6 +15,8 @@ import { RedisServer } from '../redis-server.js';
 
 export const BASE = '/hooks';
 
+const SILENT = { error: (): void => undefined, warn: (): void => undefined };
+
 function newClient(url: string) {
   const made = createClient({ url });
   made.on('error', () => undefined);
@@ -59,17 +61,18 @@ export function queueSetup(server: () => RedisServer): QueueSetup {
     get redis() { return redis as Client; },
     get name() { return name; },
     queue(options = {}) {
-      const queue = createWebhookQueue({ connection: client(), name, logger: { error: () => undefined, warn: () => undefined }, ...options });
+      const queue = createWebhookQueue({ connection: client(), name, logger: SILENT, ...options });
       closers.push(() => queue.close());
       return queue;
     },
     worker(executor, options = {}) {
-      const worker = createWebhookWorker({ connection: client(), name, executor, logger: { error: () => undefined, warn: () => undefined }, ...options });
+      const worker = createWebhookWorker({ connection: client(), name, executor, logger: SILENT, ...options });
       closers.push(() => worker.close({ timeoutMs: 1000 }));
       return worker;
     },
     app(registry, queue, options = {}) {
-      const middleware = createWebhookMiddleware(registry, queue.executor as WebhookExecutor, options);
+      // Quiet by default: these specs provoke failures and refusals on purpose.
+      const middleware = createWebhookMiddleware(registry, queue.executor as WebhookExecutor, { logger: SILENT, ...options });
       closers.push(() => middleware.close({ timeoutMs: 500 }));
       const app = express();
       app.use(BASE, middleware);

@@ -1,0 +1,112 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { MemoryWebhookRegistry, type WebhookNodeParameters } from 'workflow-webhooks';
+import type { WebhookWorkerEvent } from 'workflow-webhooks/queue';
+import { BASE, eventually, queueSetup } from '../support/queue/setup.js';
+import { freePort, RedisServer, REDIS } from '../support/redis-server.js';
+import { findService, markNotRun } from '../support/services.js';
+
+/** Runs as jobs: retried, kept when out of attempts, run again on demand, readable, and refused when Redis is away. */
+if (findService(REDIS) === undefined) {
+  markNotRun('queue mode: jobs', REDIS);
+} else {
+  describe('queue mode: jobs', function () {
+    this.timeout(20_000);
+    let server: RedisServer;
+    before(async () => { server = await RedisServer.start() as RedisServer; });
+    after(async () => { await server.stop(); });
+    const setup = queueSetup(() => server);
+
+    async function registryWith(parameters: Partial<WebhookNodeParameters> = {}): Promise<MemoryWebhookRegistry> {
+      const registry = new MemoryWebhookRegistry();
+      await registry.activate({ workflowId: 'jobs', nodes: [{ name: 'Webhook', parameters: { path: 'job', httpMethod: 'POST', ...parameters } }] });
+      return registry;
+    }
+
+    it('retries a run that fails, with backoff, until an attempt succeeds, and tells each step through the worker\'s events', async () => {
+      const attempts: number[] = [];
+      const events: string[] = [];
+      const queue = setup.queue({ attempts: 3, backoffMs: 10 });
+      setup.worker(async (run) => {
+        attempts.push(run.attempt);
+        if (run.attempt < 3) throw new Error(`flaky ${run.attempt}`);
+        return { items: [{ json: { ok: true } }] };
+      }, { onEvent: (event: WebhookWorkerEvent) => { if ('attempt' in event) events.push(`${event.type} ${event.attempt}${event.type === 'failed' ? ` final=${event.final}` : ''}`); } });
+      const res = await request(setup.app(await registryWith({ responseMode: 'lastNode' }), queue)).post(`${BASE}/webhook/job`).send({}).expect(200);
+      expect(res.body).to.deep.equal({ ok: true });
+      expect(attempts).to.deep.equal([1, 2, 3]);
+      expect(events).to.deep.equal(['started 1', 'failed 1 final=false', 'retried 2', 'started 2', 'failed 2 final=false', 'retried 3', 'started 3', 'completed 3']);
+    });
+
+    it('keeps a run out of attempts as failed with its error, answers its waiting caller 500, and runs it again on retry()', async () => {
+      let healthy = false;
+      const queue = setup.queue({ attempts: 2, backoffMs: 10 });
+      setup.worker(async () => {
+        if (!healthy) throw new Error('database down');
+        return { items: [{ json: { ok: true } }] };
+      });
+      const app = setup.app(await registryWith({ responseMode: 'lastNode' }), queue);
+      const res = await request(app).post(`${BASE}/webhook/job`).send({}).expect(500);
+      expect(res.body.code).to.equal('WORKFLOW_FAILED');
+      await eventually(async () => (await queue.failed()).length === 1);
+      const [failed] = await queue.failed();
+      expect(failed).to.include({ failedReason: 'database down', attemptsMade: 2 });
+      healthy = true;
+      expect(await queue.retry(failed?.jobId as string)).to.equal(true);
+      await eventually(async () => (await queue.status(failed?.jobId as string))?.state === 'completed');
+      expect(await queue.retry('no-such-job')).to.equal(false);
+    });
+
+    it('reports a job\'s state, progress and result through status()', async () => {
+      const queue = setup.queue();
+      let jobId = '';
+      setup.worker(async (run) => {
+        jobId = run.jobId;
+        await run.progress(50);
+        return { items: [{ json: { total: 3 } }] };
+      });
+      await request(setup.app(await registryWith(), queue)).post(`${BASE}/webhook/job`).send({}).expect(200);
+      await eventually(async () => jobId !== '' && (await queue.status(jobId))?.state === 'completed');
+      const status = await queue.status(jobId);
+      expect(status).to.deep.include({ state: 'completed', progress: 50, attemptsMade: 1 });
+      expect(status?.result?.items).to.deep.equal([{ json: { total: 3 } }]);
+      expect(status?.data).to.include({ workflowId: 'jobs', nodeName: 'Webhook', method: 'POST', mode: 'production' });
+      expect(await queue.status('no-such-job')).to.equal(undefined);
+    });
+
+    it('answers 503 QUEUE_UNAVAILABLE with Retry-After within enqueueTimeoutMs when Redis cannot be reached, never 200', async () => {
+      const queue = setup.queue({ connection: `redis://127.0.0.1:${await freePort()}`, enqueueTimeoutMs: 300 });
+      const started = Date.now();
+      const res = await request(setup.app(await registryWith(), queue)).post(`${BASE}/webhook/job`).send({}).expect(503);
+      expect(res.body.code).to.equal('QUEUE_UNAVAILABLE');
+      expect(res.headers['retry-after']).to.equal('5');
+      expect(Date.now() - started).to.be.below(3000);
+    });
+
+    it('gives a test listen its one call and the output the worker produced', async () => {
+      const registry = new MemoryWebhookRegistry();
+      const queue = setup.queue();
+      setup.worker(async (run) => ({ items: [{ json: { mode: run.mode, ran: 'on a worker' } }] }));
+      const app = setup.app(registry, queue);
+      const listen = await registry.listenForTest({ workflowId: 'jobs', nodes: [{ name: 'Webhook', parameters: { path: 'job', httpMethod: 'POST' } }] });
+      await request(app).post(`${BASE}/webhook-test/job`).send({ x: 1 }).expect(200);
+      const result = await listen.result;
+      expect(result.status).to.equal('received');
+      expect(result.status === 'received' && result.output?.items).to.deep.equal([{ json: { mode: 'test', ran: 'on a worker' } }]);
+    });
+
+    it('answers 503 SHUTTING_DOWN once the middleware is closed, and refuses hand-offs once the queue is closed', async () => {
+      const queue = setup.queue();
+      const registry = await registryWith();
+      const { createWebhookMiddleware } = await import('workflow-webhooks');
+      const middleware = createWebhookMiddleware(registry, queue.executor, { logger: { error: () => undefined, warn: () => undefined } });
+      await middleware.close({ timeoutMs: 100 });
+      const express = (await import('express')).default;
+      const app = express().use(BASE, middleware);
+      expect((await request(app).post(`${BASE}/webhook/job`).send({}).expect(503)).body.code).to.equal('SHUTTING_DOWN');
+      await queue.close();
+      const open = setup.app(registry, queue);
+      expect((await request(open).post(`${BASE}/webhook/job`).send({}).expect(503)).body.code).to.equal('SHUTTING_DOWN');
+    });
+  });
+}
