@@ -33,6 +33,11 @@ function sizeOf(entry: BinaryData): Promise<number> {
   return Promise.resolve(0);
 }
 
+/** Sets a key as an own property whatever its name: a file field may be called `__proto__`. */
+function put<T>(target: Record<string, T>, name: string, value: T): void {
+  Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+}
+
 function metadataOf(entry: BinaryData): Omit<BinaryData, 'data' | 'path'> {
   const { data: _data, path: _path, ...metadata } = entry;
   return metadata;
@@ -79,13 +84,13 @@ async function packItem(item: Item, inline: boolean, store: BinaryStore | undefi
     const metadata = metadataOf(entry);
     if (inline) {
       const data = entry.data ?? (entry.path === undefined ? Buffer.alloc(0) : await readFile(entry.path));
-      binary[name] = { ...metadata, base64: data.toString('base64') };
+      put(binary, name, { ...metadata, base64: data.toString('base64') });
     } else if (store !== undefined) {
       const ref = await store.put({ data: entry.data, path: entry.path }, await sizeOf(entry));
       refs.push(ref);
-      binary[name] = { ...metadata, stored: ref, store: store.kind };
+      put(binary, name, { ...metadata, stored: ref, store: store.kind });
     } else {
-      binary[name] = { ...metadata, base64: '' };
+      put(binary, name, { ...metadata, base64: '' });
     }
   }
   return { json: item.json, binary };
@@ -100,7 +105,7 @@ export async function unpackItems(items: readonly PackedItem[], store: BinarySto
       continue;
     }
     const binary: Record<string, BinaryData> = {};
-    for (const [name, packed] of Object.entries(item.binary)) binary[name] = await unpackBinary(packed, store, inMemory);
+    for (const [name, packed] of Object.entries(item.binary)) put(binary, name, await unpackBinary(packed, store, inMemory));
     unpacked.push({ json: item.json, binary });
   }
   return unpacked;

@@ -10,6 +10,7 @@ import {
   type WebhookRun,
 } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
+import { hostsOf, runModes } from '../../support/queue/run-modes.js';
 import { send } from '../../support/raw-http.js';
 import { eventually, makeTempDir, type TempDir } from '../../support/temp-dir.js';
 import { workflow } from '../../support/workflows.js';
@@ -20,8 +21,9 @@ function multipartBody(boundary: string, parts: string[]): string {
   return `${parts.map((part) => `--${boundary}\r\n${part}\r\n`).join('')}--${boundary}--\r\n`;
 }
 
-for (const host of HOSTS) {
-  describe(`multipart/form-data in ${host.name}`, () => {
+for (const mode of runModes('multipart')) for (const host of hostsOf(mode, HOSTS)) {
+  describe(`multipart/form-data in ${host.name}${mode.suffix}`, () => {
+    mode.hooks();
     let temp: TempDir;
     let runs: WebhookRun[];
     let seenOnDisk: Record<string, boolean>;
@@ -29,13 +31,13 @@ for (const host of HOSTS) {
     async function appWith(options: WebhookNodeOptions = {}, limits: WebhookLimitsOptions = {}, memoryThreshold = 1024 * 1024) {
       const registry = new MemoryWebhookRegistry();
       await registry.activate(workflow('wf', { path: 'upload', httpMethod: 'POST', responseMode: 'lastNode', responseData: 'noData', options }));
-      return host.build(createWebhookMiddleware(registry, async (run) => {
+      return host.build(createWebhookMiddleware(registry, mode.executor(async (run) => {
         runs.push(run);
         for (const [name, binary] of Object.entries(run.items[0]?.binary ?? {})) {
           seenOnDisk[name] = binary.path !== undefined && existsSync(binary.path);
         }
         return { items: [] };
-      }, { limits, uploads: { tempDir: temp.path, memoryThreshold } }));
+      }), { limits, uploads: { tempDir: temp.path, memoryThreshold } }));
     }
 
     beforeEach(() => { temp = makeTempDir(); runs = []; seenOnDisk = {}; });
@@ -109,7 +111,8 @@ for (const host of HOSTS) {
       expect(runs[0]?.items[0]?.json.body).to.deep.equal({ note: 'hello' });
     });
 
-    it('streams files past the memory threshold to the temp directory and removes them after the call', async () => {
+    // About the web instance's disk while a run goes: in queue mode the run has the job's copy (spec/queue/binary.spec.ts).
+        if (!mode.queued) it('streams files past the memory threshold to the temp directory and removes them after the call', async () => {
       const app = await appWith({}, {}, 1024);
       const big = Buffer.alloc(300 * 1024, 7);
       await request(app).post(URL_PATH).attach('big', big, 'big.bin').attach('small', Buffer.from('s'), 's.txt').expect(200);
@@ -121,15 +124,16 @@ for (const host of HOSTS) {
       await eventually(() => temp.files().length === 0);
     });
 
-    it('lets the executor keep a file by moving it before it resolves', async () => {
+    // A worker keeps a file by copying its data: the web instance's temp file is not on its machine.
+        if (!mode.queued) it('lets the executor keep a file by moving it before it resolves', async () => {
       const registry = new MemoryWebhookRegistry();
       await registry.activate(workflow('wf', { path: 'upload', httpMethod: 'POST', responseMode: 'lastNode', responseData: 'noData' }));
       const kept = `${temp.path}-kept`;
       const { rename } = await import('node:fs/promises');
-      const app = host.build(createWebhookMiddleware(registry, async (run) => {
+      const app = host.build(createWebhookMiddleware(registry, mode.executor(async (run) => {
         await rename(run.items[0]?.binary?.doc?.path as string, kept);
         return { items: [] };
-      }, { uploads: { tempDir: temp.path, memoryThreshold: 0 } }));
+      }), { uploads: { tempDir: temp.path, memoryThreshold: 0 } }));
       await request(app).post(URL_PATH).attach('doc', Buffer.from('keep me'), 'k.txt').expect(200);
       expect(readFileSync(kept, 'utf8')).to.equal('keep me');
       // The call's private directory goes with the cleanup, which runs once the workflow has settled.

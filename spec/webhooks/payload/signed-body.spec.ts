@@ -5,6 +5,7 @@ import express from 'express';
 import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookLimitsOptions, type WebhookRun } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
+import { hostsOf, runModes } from '../../support/queue/run-modes.js';
 import { send } from '../../support/raw-http.js';
 import { credentialOf, signedHeaders, type Scheme } from '../../support/signers.js';
 
@@ -16,11 +17,12 @@ async function signedRegistry(): Promise<MemoryWebhookRegistry> {
   return registry;
 }
 
-for (const host of HOSTS) {
-  describe(`the body of a signed call in ${host.name}`, () => {
+for (const mode of runModes('signed bodies')) for (const host of hostsOf(mode, HOSTS)) {
+  describe(`the body of a signed call in ${host.name}${mode.suffix}`, () => {
+    mode.hooks();
     let runs: WebhookRun[];
     const appFor = async (scheme: Scheme, limits: WebhookLimitsOptions = {}) => host.build(createWebhookMiddleware(await signedRegistry(),
-      (run) => { runs.push(run); return { items: [] }; }, { credentials: () => credentialOf(scheme), limits, logger: quiet }));
+      mode.executor((run) => { runs.push(run); return { items: [] }; }), { credentials: () => credentialOf(scheme), limits, logger: quiet }));
 
     beforeEach(() => { runs = []; });
 
@@ -32,6 +34,7 @@ for (const host of HOSTS) {
         ...await signedHeaders('github', body), 'content-type': 'application/json', 'content-encoding': 'gzip',
       }, chunks: [gzipSync(body)] });
       expect(res.status).to.equal(200);
+      await mode.settled();
       expect(runs[0]?.items[0]?.json.body).to.deep.equal({ action: 'opened', number: 7 });
     });
 
@@ -39,6 +42,7 @@ for (const host of HOSTS) {
       const body = 'command=%2Fdeploy&text=prod&user_name=ada';
       const app = await appFor('slack');
       await request(app).post(`${BASE}/webhook/in`).set(await signedHeaders('slack', body)).type('form').send(body).expect(200);
+      await mode.settled();
       expect(runs[0]?.items[0]?.json.body).to.deep.equal({ command: '/deploy', text: 'prod', user_name: 'ada' });
     });
 
@@ -49,6 +53,7 @@ for (const host of HOSTS) {
       const app = await appFor('custom');
       await request(app).post(`${BASE}/webhook/in`).set(await signedHeaders('custom', body))
         .set('content-type', `multipart/form-data; boundary=${boundary}`).send(body).expect(200);
+      await mode.settled();
       const item = runs[0]?.items[0];
       expect(item?.json.body).to.deep.equal({ note: 'hello' });
       expect(item?.binary?.doc?.data?.toString()).to.equal('file text');
@@ -57,6 +62,7 @@ for (const host of HOSTS) {
     it('verifies an empty body too', async () => {
       const app = await appFor('shopify');
       await request(app).post(`${BASE}/webhook/in`).set(await signedHeaders('shopify', '')).expect(200);
+      await mode.settled();
       expect(runs[0]?.items[0]?.json.body).to.deep.equal({});
     });
 

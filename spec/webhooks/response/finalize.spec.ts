@@ -12,6 +12,7 @@ import {
 } from '../../../lib/index.js';
 import { HTML_SANDBOX } from '../../../lib/webhooks/response/finalize.js';
 import { BASE, HOSTS } from '../../support/apps.js';
+import { hostsOf, runModes } from '../../support/queue/run-modes.js';
 import { workflow } from '../../support/workflows.js';
 
 /** A host that starts every answer with a session cookie of its own, as express-session or a CSRF guard would. */
@@ -23,15 +24,16 @@ function withHostCookie(middleware: WebhookMiddleware): WebhookMiddleware {
   return Object.assign(wrapped, { close: middleware.close });
 }
 
-for (const host of HOSTS) {
-  describe(`the headers of a successful answer in ${host.name}`, () => {
+for (const mode of runModes('finalize')) for (const host of hostsOf(mode, HOSTS)) {
+  describe(`the headers of a successful answer in ${host.name}${mode.suffix}`, () => {
+    mode.hooks();
     let registry: MemoryWebhookRegistry;
     let executor: WebhookExecutor;
     let warnings: { fields: Record<string, unknown>; message: string }[];
 
     function app(options: WebhookMiddlewareOptions = {}): ReturnType<(typeof HOSTS)[number]['build']> {
       const logger = { error: () => undefined, warn: (fields: Record<string, unknown>, message: string) => { warnings.push({ fields, message }); } };
-      return host.build(withHostCookie(createWebhookMiddleware(registry, (run) => executor(run), { logger, ...options })));
+      return host.build(withHostCookie(createWebhookMiddleware(registry, mode.executor((run) => executor(run)), { logger, ...options })));
     }
 
     async function activate(parameters: Partial<WebhookNodeParameters>): Promise<void> {

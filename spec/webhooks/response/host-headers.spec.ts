@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookMiddleware } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
+import { hostsOf, runModes } from '../../support/queue/run-modes.js';
 import { HTML_SANDBOX } from '../../../lib/webhooks/response/finalize.js';
 
 /** What helmet, a request-id middleware and a compression middleware set before any route runs. */
@@ -20,8 +21,9 @@ function behindHostHeaders(middleware: WebhookMiddleware): WebhookMiddleware {
   }, { close: middleware.close });
 }
 
-for (const host of HOSTS) {
-  describe(`the host's headers in ${host.name}`, () => {
+for (const mode of runModes('host headers')) for (const host of hostsOf(mode, HOSTS)) {
+  describe(`the host's headers in ${host.name}${mode.suffix}`, () => {
+    mode.hooks();
     let app: ReturnType<typeof host.build>;
 
     beforeEach(async () => {
@@ -32,10 +34,10 @@ for (const host of HOSTS) {
         { name: 'Broken', parameters: { path: 'broken', responseMode: 'lastNode' } },
         { name: 'Hook', parameters: { path: 'hook' } },
       ] });
-      const middleware = createWebhookMiddleware(registry, async (run) => {
+      const middleware = createWebhookMiddleware(registry, mode.executor(async (run) => {
         if (run.nodeName === 'Broken') throw new Error('boom');
         return { items: [{ json: { html: '<h1>Hi</h1>' } }] };
-      }, { onWorkflowError: () => undefined, credentials: () => ({ name: 'x-key', value: 'secret' }) });
+      }), { onWorkflowError: () => undefined, credentials: () => ({ name: 'x-key', value: 'secret' }) });
       app = host.build(behindHostHeaders(middleware));
     });
 

@@ -5,6 +5,7 @@ import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type ExecutionResult, type WebhookNodeParameters } from '../../../lib/index.js';
 import { HTML_SANDBOX } from '../../../lib/webhooks/response/finalize.js';
 import { BASE, HOSTS } from '../../support/apps.js';
+import { hostsOf, runModes } from '../../support/queue/run-modes.js';
 import { makeTempDir } from '../../support/temp-dir.js';
 import { workflow } from '../../support/workflows.js';
 
@@ -13,8 +14,9 @@ function binaryParser(res: request.Response, callback: (error: Error | null, bod
   res.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => callback(null, Buffer.concat(chunks)));
 }
 
-for (const host of HOSTS) {
-  describe(`response options in ${host.name}`, () => {
+for (const mode of runModes('response options')) for (const host of hostsOf(mode, HOSTS)) {
+  describe(`response options in ${host.name}${mode.suffix}`, () => {
+    mode.hooks();
     let registry: MemoryWebhookRegistry;
     let output: ExecutionResult;
     let app: ReturnType<(typeof HOSTS)[number]['build']>;
@@ -26,7 +28,7 @@ for (const host of HOSTS) {
     beforeEach(() => {
       registry = new MemoryWebhookRegistry();
       output = { items: [{ json: { data: '<b>hi</b>' } }] };
-      app = host.build(createWebhookMiddleware(registry, async () => output, { onWorkflowError: () => undefined }));
+      app = host.build(createWebhookMiddleware(registry, mode.executor(async () => output), { onWorkflowError: () => undefined }));
     });
 
     it('adds responseHeaders to every successful answer, in either stored shape', async () => {
