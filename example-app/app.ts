@@ -4,11 +4,11 @@
  * several instances (server.ts passes a RedisWebhookRegistry when REDIS_URL is set).
  */
 import express from 'express';
-import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookRegistry, type WorkflowWebhooks } from 'workflow-webhooks';
+import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookExecutor, type WebhookRegistry, type WorkflowWebhooks } from 'workflow-webhooks';
 import { createExecutor, type Step } from './executor.js';
 import { addEditorRoutes } from './editor.js';
 import { addEditorPage } from './editor/index.js';
-import { addLongWork } from './long-work.js';
+import { addLongWork, type ReportJobs } from './long-work.js';
 
 interface Order { id: number; item: string; status: string }
 
@@ -24,6 +24,13 @@ export interface OrdersAppOptions {
   activate?: boolean;
   /** Sent as the `x-instance` response header, so a caller sees which instance answered. */
   instance?: string;
+  /**
+   * Queue mode: given this app's own executor (its workflows' steps), returns the executor to mount, e.g. the
+   * queue's; a worker process takes the app's own one from here too. Default: the app's own, in process.
+   */
+  executor?: (own: WebhookExecutor) => WebhookExecutor;
+  /** Queue mode: where the long-work report's status is read from (the job itself). */
+  jobs?: ReportJobs;
 }
 
 /** Builds the orders API with its webhooks; the workflows are activated (unless told not to) before it serves. */
@@ -98,7 +105,8 @@ export async function createOrdersApp(options: OrdersAppOptions = {}): Promise<e
     },
   }]);
 
-  for (const workflow of await addLongWork(registry, steps, { stepMs: options.reportStepMs ?? 1000, activate })) {
+  const longWork = { stepMs: options.reportStepMs ?? 1000, activate, ...(options.jobs === undefined ? {} : { jobs: options.jobs }) };
+  for (const workflow of await addLongWork(registry, steps, longWork)) {
     known.set(workflow.workflowId, workflow);
   }
 
@@ -129,7 +137,8 @@ export async function createOrdersApp(options: OrdersAppOptions = {}): Promise<e
   addEditorPage(app, registry, { drafts, workflows: known }, { webhookMount: '/api/automation', startWith: 'inbox' });
 
   // The webhooks' OpenAPI document at /api/automation/openapi.json, for the teams that call them.
-  app.use('/api/automation', createWebhookMiddleware(registry, createExecutor(steps), {
+  const own = createExecutor(steps);
+  app.use('/api/automation', createWebhookMiddleware(registry, options.executor?.(own) ?? own, {
     openApi: { path: '/openapi.json', title: 'Orders automation', version: '1.0.0' },
   }));
   return app;

@@ -1,0 +1,101 @@
+/**
+ * `npm run start:queue`: the orders API in queue mode. It starts a redis-server of its own, two worker processes
+ * (example-app/queue-worker.ts) and, in this process, the web instance: the same app, whose webhook calls become
+ * BullMQ jobs the workers run, with bull-board at /admin/queues to watch them. Ctrl-C stops all of it.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import { createClient } from 'redis';
+import { createWebhookQueue } from 'workflow-webhooks/queue';
+import { createOrdersApp } from './app.js';
+import { startLocalRedis, type LocalRedis } from './local-redis.js';
+
+const port = Number(process.env.PORT ?? 3000);
+const print = (line: string): void => { process.stdout.write(`${line}\n`); };
+const workerPath = fileURLToPath(new URL('./queue-worker.ts', import.meta.url));
+
+let redis: LocalRedis;
+try {
+  redis = await startLocalRedis();
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(1);
+}
+
+function startWorker(name: string): Promise<ChildProcess> {
+  const child = fork(workerPath, [], { execArgv: process.execArgv, env: { ...process.env, REDIS_URL: redis.url, WORKER_NAME: name } });
+  return new Promise((resolve, reject) => {
+    child.once('message', () => resolve(child));
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${String(code)} before it was ready`)));
+  });
+}
+
+const client = createClient({ url: redis.url });
+client.on('error', () => undefined);
+const queue = createWebhookQueue({ connection: client });
+let workers: ChildProcess[] = [];
+try {
+  workers = await Promise.all([startWorker('worker 1'), startWorker('worker 2')]);
+  await queue.ready();
+} catch (error) {
+  process.stderr.write(`Could not start queue mode: ${(error as Error).message}\n`);
+  for (const worker of workers) worker.kill('SIGKILL');
+  await redis.stop();
+  process.exit(1);
+}
+const app = await createOrdersApp({ executor: () => queue.executor, jobs: queue });
+
+// The queue's jobs are ordinary BullMQ jobs: bull-board shows them. A real backend puts its own authentication in front.
+const board = new ExpressAdapter();
+board.setBasePath('/admin/queues');
+createBullBoard({ queues: [new BullMQAdapter(queue.bullQueue)], serverAdapter: board });
+app.use('/admin/queues', board.getRouter());
+
+const server = app.listen(port, '127.0.0.1', (error) => {
+  if (error !== undefined) return;
+  const base = `http://127.0.0.1:${port}/api/automation/webhook`;
+  print([
+    `Orders API in queue mode on http://127.0.0.1:${port}: webhook calls are BullMQ jobs in ${redis.url}, run by`,
+    `two worker processes (pids ${workers.map((worker) => String(worker.pid)).join(', ')}).`,
+    '',
+    `Jobs, as BullMQ's dashboard shows them: http://127.0.0.1:${port}/admin/queues`,
+    '',
+    'Try:',
+    `  curl '${base}/hello?name=Ada'                 # answered from the worker's result`,
+    `  curl -X POST ${base}/orders -H 'content-type: application/json' -d '{"item":"Tea"}'   # 200 once stored`,
+    `  curl ${base}/orders/1                          # "ranOn" names the worker`,
+    '',
+    'Long work, its status read from the job itself:',
+    `  curl -X POST ${base}/reports -H 'content-type: application/json' -d '{"title":"Q3"}'`,
+    `  curl ${base}/reports/<jobId from the answer>`,
+    '',
+    'Orders live in the memory of the worker that took the call, as each instance of start:cluster keeps its own.',
+    '',
+  ].join('\n'));
+});
+
+let stopping = false;
+async function stop(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  const closed = new Promise((resolve) => server.close(resolve));
+  setTimeout(() => server.closeAllConnections(), 2000).unref();
+  await closed;
+  await queue.close();
+  await Promise.all(workers.map((worker) => new Promise((resolve) => {
+    if (worker.exitCode !== null) return resolve(undefined);
+    worker.once('exit', resolve);
+    worker.kill('SIGTERM');
+  })));
+  await redis.stop();
+  process.exit(code);
+}
+server.on('error', (error: NodeJS.ErrnoException) => {
+  process.stderr.write(error.code === 'EADDRINUSE' ? `Port ${port} is in use; start with another one: PORT=3001 npm run start:queue\n` : `${error.message}\n`);
+  void stop(1);
+});
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
