@@ -181,6 +181,9 @@ function waitFor(context: EnqueueContext, connected: Connected, run: WebhookRun,
       reject(run.signal.reason as Error);
     }, { once: true });
   });
+  // The caller may give up while the job is still being stored, before anyone awaits the outcome: that rejection
+  // must not go unhandled (it would end the process). Whoever awaits the outcome still sees it.
+  outcome.catch(() => undefined);
   return { outcome, stop };
 }
 

@@ -83,6 +83,30 @@ if (findService(REDIS) === undefined) {
       expect(Date.now() - started).to.be.below(3000);
     });
 
+    it('survives a lastNode caller that hangs up while its job is still being stored', async () => {
+      const unhandled: unknown[] = [];
+      const collect = (reason: unknown): void => { unhandled.push(reason); };
+      process.on('unhandledRejection', collect);
+      try {
+        const queue = setup.queue({ enqueueTimeoutMs: 1500 });
+        setup.worker(async () => ({ items: [{ json: { ok: true } }] }));
+        const app = setup.app(await registryWith({ responseMode: 'lastNode' }), queue);
+        await queue.ready();
+        setup.server.pause();
+        // The caller gives up while Redis holds the job: the run's signal is aborted before the job is stored.
+        const gaveUp = await request(app).post(`${BASE}/webhook/job`).timeout(300).send({}).then(() => false, () => true);
+        await new Promise((resolve) => setTimeout(resolve, 1700));
+        setup.server.resume();
+        expect(gaveUp).to.equal(true);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(unhandled).to.deep.equal([]);
+        expect((await request(app).post(`${BASE}/webhook/job`).send({}).expect(200)).body).to.deep.equal({ ok: true });
+      } finally {
+        setup.server.resume();
+        process.removeListener('unhandledRejection', collect);
+      }
+    });
+
     it('gives a test listen its one call and the output the worker produced', async () => {
       const registry = new MemoryWebhookRegistry();
       const queue = setup.queue();
