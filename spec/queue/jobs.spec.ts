@@ -107,6 +107,23 @@ if (findService(REDIS) === undefined) {
       }
     });
 
+    it('lets a run go on when its lastNode caller hangs up, without reporting a workflow failure', async () => {
+      const failures: string[] = [];
+      let finished = false;
+      const queue = setup.queue();
+      setup.worker(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        finished = true;
+        return { items: [] };
+      });
+      const app = setup.app(await registryWith({ responseMode: 'lastNode' }), queue, { onWorkflowError: (error) => failures.push(error.code) });
+      const gaveUp = await request(app).post(`${BASE}/webhook/job`).timeout(100).send({}).then(() => false, () => true);
+      expect(gaveUp).to.equal(true);
+      await eventually(() => finished);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(failures).to.deep.equal([]);
+    });
+
     it('gives a test listen its one call and the output the worker produced', async () => {
       const registry = new MemoryWebhookRegistry();
       const queue = setup.queue();

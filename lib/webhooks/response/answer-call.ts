@@ -127,8 +127,14 @@ function startHandedOff(call: Call, executor: HandOffExecutor): StartedCall {
     return { answer, ended: accepted };
   }
   // A refusal stays a refusal (503, 429, 413), not a workflow failure: only the outcome goes through reporting.
+  // The call stopped waiting (caller gone, deadline, shutdown) while the run goes on elsewhere: that is no failure of
+  // the workflow, so it is not reported as one.
+  const reportUnlessStopped = (error: WebhookError): void => {
+    if (!(run.signal.aborted && error.cause === run.signal.reason)) report(error);
+  };
   const execution = accepted.then((handed) => reportedExecution({
-    run, events, report, onSettled, executor: () => handed.outcome ?? Promise.reject(new Error('The queue gave no outcome for a call that waits for one.')),
+    run, events, onSettled, report: reportUnlessStopped,
+    executor: () => handed.outcome ?? Promise.reject(new Error('The queue gave no outcome for a call that waits for one.')),
   }));
   if (parameters.responseMode !== 'onReceived') return { answer: answerFromRun(call, execution), ended: execution };
   execution.catch(ignore);
