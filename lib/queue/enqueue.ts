@@ -178,7 +178,9 @@ function waitFor(context: EnqueueContext, connected: Connected, run: WebhookRun,
     // The caller is gone, the deadline passed or the middleware shuts down: stop listening; the job goes on.
     run.signal.addEventListener('abort', () => {
       stop();
-      reject(run.signal.reason as Error);
+      // The reason as it is (the caller went away: BODY_ABORTED), not as a failure of the workflow.
+      const reason: unknown = run.signal.reason;
+      reject(reason instanceof WebhookError ? relayedFailure(reason) : reason);
     }, { once: true });
   });
   // The caller may give up while the job is still being stored, before anyone awaits the outcome: that rejection

@@ -116,12 +116,17 @@ if (findService(REDIS) === undefined) {
         finished = true;
         return { items: [] };
       });
-      const app = setup.app(await registryWith({ responseMode: 'lastNode' }), queue, { onWorkflowError: (error) => failures.push(error.code) });
+      const logged: string[] = [];
+      const app = setup.app(await registryWith({ responseMode: 'lastNode' }), queue, {
+        onWorkflowError: (error) => failures.push(error.code),
+        logger: { error: (_fields, message) => logged.push(String(message)), warn: () => undefined },
+      });
       const gaveUp = await request(app).post(`${BASE}/webhook/job`).timeout(100).send({}).then(() => false, () => true);
       expect(gaveUp).to.equal(true);
       await eventually(() => finished);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(failures).to.deep.equal([]);
+      expect(logged, 'nothing is logged as an error: nobody failed').to.deep.equal([]);
     });
 
     it('gives a test listen its one call and the output the worker produced', async () => {

@@ -130,7 +130,7 @@ function startHandedOff(call: Call, executor: HandOffExecutor): StartedCall {
   // The call stopped waiting (caller gone, deadline, shutdown) while the run goes on elsewhere: that is no failure of
   // the workflow, so it is not reported as one.
   const reportUnlessStopped = (error: WebhookError): void => {
-    if (!(run.signal.aborted && error.cause === run.signal.reason)) report(error);
+    if (!(run.signal.aborted && (error === run.signal.reason || error.cause === run.signal.reason))) report(error);
   };
   const execution = accepted.then((handed) => reportedExecution({
     run, events, onSettled, report: reportUnlessStopped,
