@@ -2,11 +2,12 @@
  * `npm run bench [-- <name>]`: runs the benchmarks and prints Markdown tables. Never part of `npm test`.
  * Names: speed (the side-by-side table against bare node:http, Express and Node-RED), json, scale, form, multipart
  * (HTTP, autocannon), signed (signature verification), registry, definitions, upload (1 GiB), redis (starts its own
- * redis-server).
+ * redis-server), queue (queue mode against in process; starts its own redis-server and workers).
  */
 import { cpus, totalmem } from 'node:os';
 import { benchDefinitions } from './definitions.js';
 import { benchHttp } from './http.js';
+import { benchQueue } from './queue-mode.js';
 import { benchRedis } from './redis.js';
 import { benchRegistryLookup } from './registry-lookup.js';
 import { benchSigned } from './signed.js';
@@ -30,3 +31,4 @@ if (wants('registry')) write(`## Registry look-up (in process)\n\n${await benchR
 if (wants('definitions')) write(`## Definition validation (in process)\n\n${await benchDefinitions()}\n\n`);
 if (wants('upload')) write(`## 1 GiB multipart upload (server in its own process)\n\n${await benchUpload()}\n\n`);
 if (wants('redis')) write(`## Redis registry (redis-server started by the benchmark)\n\n${await benchRedis(settings)}\n\n`);
+if (wants('queue')) write(`## Queue mode (redis-server, two workers and every web instance in processes of their own)\n\n${await benchQueue(settings)}\n\n`);

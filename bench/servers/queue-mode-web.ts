@@ -1,0 +1,46 @@
+/**
+ * A web instance for the queue-mode benchmark: Express 5 with the middleware under /hooks and one POST webhook,
+ * its runs executed in process (a no-op) or handed to the queue (`queue`), answering onReceived or lastNode.
+ * Reports its port over IPC, and its RSS (after a GC when asked) for the waiting-jobs measurement.
+ */
+import express from 'express';
+import { createClient } from 'redis';
+import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookExecutor } from 'workflow-webhooks';
+import { createWebhookQueue } from 'workflow-webhooks/queue';
+
+const [where = 'inprocess', responseMode = 'onReceived'] = process.argv.slice(2);
+const registry = new MemoryWebhookRegistry();
+await registry.activate({
+  workflowId: 'bench',
+  nodes: [{ name: 'Webhook', parameters: { path: 'bench', httpMethod: 'POST', responseMode: responseMode as 'onReceived' | 'lastNode' } }],
+});
+
+const noOp: WebhookExecutor = (run) => ({ items: run.items });
+let close = async (): Promise<void> => undefined;
+let executor = noOp;
+if (where === 'queue') {
+  const client = createClient({ url: process.env.REDIS_URL });
+  client.on('error', () => undefined);
+  const queue = createWebhookQueue({ connection: client, name: process.env.QUEUE_NAME ?? 'bench' });
+  await queue.ready();
+  executor = queue.executor;
+  close = () => queue.close();
+}
+
+const app = express();
+app.use('/hooks', createWebhookMiddleware(registry, executor));
+const server = app.listen(0, '127.0.0.1', () => {
+  const address = server.address();
+  process.send?.({ type: 'ready', port: typeof address === 'object' && address !== null ? address.port : 0 });
+});
+
+process.on('message', (message: { type: string }) => {
+  if (message.type === 'rss') {
+    if (typeof globalThis.gc === 'function') globalThis.gc();
+    process.send?.({ type: 'rss', rss: process.memoryUsage().rss });
+  } else if (message.type === 'stop') {
+    server.close();
+    server.closeAllConnections();
+    void close().finally(() => process.exit(0));
+  }
+});
