@@ -84,6 +84,21 @@ if (findService(REDIS) === undefined) {
       await eventually(() => filesUnder(`${dir.path}/uploads`).length === 0, 2000);
     });
 
+    it('answers 503 QUEUE_UNAVAILABLE when the binary store fails, never 200, and stores no job', async () => {
+      const broken: BinaryStore = {
+        kind: 'broken', maxBytes: Infinity,
+        put: () => Promise.reject(new Error('disk full')),
+        get: () => Promise.reject(new Error('never stored')),
+        remove: () => Promise.resolve(),
+      };
+      const { app, queue } = await serve(broken);
+      const res = await request(app).post(`${BASE}/webhook/upload`).attach('file', randomBytes(2 * 1024 * 1024), 'big.bin').expect(503);
+      expect(res.body.code).to.equal('QUEUE_UNAVAILABLE');
+      expect(res.headers['retry-after']).to.equal('5');
+      await queue.ready();
+      expect(await queue.bullQueue.getJobCounts()).to.include({ waiting: 0, active: 0, completed: 0 });
+    });
+
     it('refuses a file larger than the store takes with 413, before storing anything', async () => {
       const { app } = await serve(redisBinaryStore({ maxBytes: 2 * 1024 * 1024 }));
       const res = await request(app).post(`${BASE}/webhook/upload`).attach('file', randomBytes(3 * 1024 * 1024), 'big.bin').expect(413);
