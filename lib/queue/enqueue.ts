@@ -4,6 +4,7 @@
  * the run's `respond()` and outcome. A call that cannot be stored in time is refused 503 and its job, should Redis
  * store it later after all, is taken back before a worker runs it.
  */
+import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { ERROR_CODES, WebhookError, type WebhookErrorCode } from '../webhooks/errors.js';
 import { relayedFailure } from '../webhooks/run/execute.js';
@@ -17,7 +18,7 @@ import { unpackResponse } from './job-data.js';
 import type { QueueKeys } from './keys.js';
 import type { ResolvedQueueOptions } from './options.js';
 import type { ReplyWaiters } from './replies.js';
-import { admit, releaseSlot } from './scripts.js';
+import { admit, releaseSlot, type Admission } from './scripts.js';
 
 /** What the hand-off needs of the queue once it is connected. */
 export interface Connected {
@@ -92,9 +93,7 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
   const track = settings?.maxQueued !== undefined;
   // Only a call that may repeat an earlier one, or a workflow that caps its waiting runs, needs the admission step:
   // the common call is stored in one round trip.
-  const admission = key === undefined && !track ? 'ok' : await admit(connected.client,
-    [keys.job(jobId), keys.unfinished(run.workflowId), keys.running(run.workflowId)],
-    { maxQueued: settings?.maxQueued, track, jobId, staleMs: options.idempotencyWindowMs });
+  const admission = key === undefined && !track ? 'ok' : await admitted(context, connected, run.workflowId, jobId, settings?.maxQueued);
   if (admission === 'full') throw tooMany(options, run.workflowId, settings?.maxQueued as number);
   if (admission === 'duplicate') {
     // A repeat waits for the first call's job, which may have ended already: it is looked at once at once.
@@ -114,6 +113,7 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
     if (isAbandoned()) throw new Abandoned();
     const data = jobData(run, call, packed.items[0], key, track);
     data.answerBy = fate.answerBy;
+    data.storeId = randomUUID();
     let outcome: Promise<ExecutionResult> | undefined;
     if (call.awaitsOutcome) {
       data.replyTo = connected.replyChannel;
@@ -133,7 +133,7 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
     // Refused while the job is on its way (a paused Redis holds every write until it resumes): a mark sent on the
     // same connection reaches Redis right behind the job, and a worker that takes a late job does not run a marked one.
     fate.onAbandon = () => {
-      void connected.client.sendCommand(['SET', keys.refused(jobId), '1', 'PX', String(options.idempotencyWindowMs)]).catch(() => undefined);
+      void connected.client.sendCommand(['SET', keys.refused(data.storeId as string), '1', 'PX', String(options.idempotencyWindowMs)]).catch(() => undefined);
     };
     // Stored after the caller was refused: taken back, files and all, unless a worker has it already (then it runs).
     job.then((stored) => { if (isAbandoned()) void stored.remove().then(cleanUp, () => undefined); }, cleanUp);
@@ -158,6 +158,21 @@ function jobData(run: WebhookRun, call: HandOffContext, item: PackedItem | undef
   if (call.settings?.concurrency !== undefined) data.concurrency = call.settings.concurrency;
   if (track) data.tracked = true;
   return data;
+}
+
+/**
+ * The admission of a call that may repeat an earlier one or counts against maxQueued. A job that exists because
+ * Redis stored it after its caller was refused stands for nobody: it is taken back, and the call admitted anew (a
+ * worker that holds it meanwhile makes this call a 503, to be tried again).
+ */
+async function admitted(context: EnqueueContext, connected: Connected, workflowId: string, jobId: string, maxQueued: number | undefined): Promise<Admission> {
+  const { keys, options } = context;
+  const ask = (): Promise<Admission> => admit(connected.client, [keys.job(jobId), keys.unfinished(workflowId), keys.running(workflowId)],
+    { maxQueued, track: maxQueued !== undefined, jobId, staleMs: options.idempotencyWindowMs, refusedPrefix: keys.refused('') });
+  const admission = await ask();
+  if (admission !== 'retake') return admission;
+  if (await connected.queue.remove(jobId) !== 1) throw unavailable(options);
+  return ask();
 }
 
 /** Turns the job's answers into the run's respond() and outcome. */

@@ -29,6 +29,8 @@ export interface WebhookJobData {
   tracked?: true;
   /** When the web instance stored it, epoch milliseconds. */
   storedAt: number;
+  /** Names this store of the job: a refusal marks it, so a later store under the same job id is not mistaken for it. */
+  storeId?: string;
   /**
    * Past this time (epoch ms) the caller may have been refused 503 because Redis had not acknowledged the job yet; a
    * worker that takes the job later checks that it was not (a refused job is not run).

@@ -9,8 +9,11 @@ export interface QueueKeys {
   unfinished(workflowId: string): string;
   /** The runs of a workflow under way: a sorted set, member job id, score the lease's end (concurrency limit). */
   running(workflowId: string): string;
-  /** Marks a job whose caller was refused (503) while Redis had not yet acknowledged it: it must not run. */
-  refused(jobId: string): string;
+  /**
+   * Marks one store of a job (its `storeId`) whose caller was refused 503 while Redis had not yet acknowledged it:
+   * that job must not run, nor stand for a later call with the same idempotency key.
+   */
+  refused(storeId: string): string;
   /** Binary data of the Redis binary store. */
   binary(id: string): string;
   /** The channel a web instance hears its waiting calls' answers on. */
@@ -24,7 +27,7 @@ export function queueKeys(prefix: string, name: string): QueueKeys {
     job: (jobId) => `${base}:${jobId}`,
     unfinished: (workflowId) => `${own}:unfinished:${workflowId}`,
     running: (workflowId) => `${own}:running:${workflowId}`,
-    refused: (jobId) => `${own}:refused:${jobId}`,
+    refused: (storeId) => `${own}:refused:${storeId}`,
     binary: (id) => `${own}:binary:${id}`,
     replies: (instanceId) => `${own}:replies:${instanceId}`,
   };

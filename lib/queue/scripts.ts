@@ -7,11 +7,18 @@ import type { QueueRedisClient } from './connection.js';
 
 /**
  * KEYS: the job's hash, the workflow's unfinished runs, its running runs. ARGV: now, maxQueued (-1: none), whether
- * to track the run (1/0), job id, how old an unfinished entry may grow before it counts as lost.
- * Answers `duplicate` (the job exists), `full` (maxQueued runs wait already) or `ok` (tracked from now on).
+ * to track the run (1/0), job id, how old an unfinished entry may grow before it counts as lost, and the prefix of
+ * the refusal marks. Answers `duplicate` (the job exists), `retake` (it exists, but its caller was refused: it
+ * must not stand for this call), `full` (maxQueued runs wait already) or `ok` (tracked from now on).
  */
 const ADMIT = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 'duplicate' end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  local ok, data = pcall(cjson.decode, redis.call('HGET', KEYS[1], 'data') or '')
+  if ok and type(data) == 'table' and type(data.storeId) == 'string' and redis.call('EXISTS', ARGV[6] .. data.storeId) == 1 then
+    return 'retake'
+  end
+  return 'duplicate'
+end
 local now = tonumber(ARGV[1])
 local maxQueued = tonumber(ARGV[2])
 if maxQueued >= 0 then
@@ -43,11 +50,11 @@ function run(client: QueueRedisClient, script: string, keys: string[], args: (st
   return client.sendCommand(['EVAL', script, String(keys.length), ...keys, ...args.map(String)]);
 }
 
-export type Admission = 'duplicate' | 'full' | 'ok';
+export type Admission = 'duplicate' | 'retake' | 'full' | 'ok';
 
 export function admit(client: QueueRedisClient, keys: [job: string, unfinished: string, running: string],
-  args: { maxQueued: number | undefined; track: boolean; jobId: string; staleMs: number }): Promise<Admission> {
-  return run(client, ADMIT, keys, [Date.now(), args.maxQueued ?? -1, args.track ? 1 : 0, args.jobId, args.staleMs]) as Promise<Admission>;
+  args: { maxQueued: number | undefined; track: boolean; jobId: string; staleMs: number; refusedPrefix: string }): Promise<Admission> {
+  return run(client, ADMIT, keys, [Date.now(), args.maxQueued ?? -1, args.track ? 1 : 0, args.jobId, args.staleMs, args.refusedPrefix]) as Promise<Admission>;
 }
 
 export async function acquireSlot(client: QueueRedisClient, running: string, jobId: string, limit: number, leaseMs: number): Promise<boolean> {

@@ -117,9 +117,9 @@ async function packResult(result: ExecutionResult, options: ResolvedWorkerOption
  * Whether the job's caller was refused while the job was on its way to Redis. Only a job taken later than its web
  * instance's answer deadline can be one (a second of leeway for clocks that differ): the usual job costs nothing.
  */
-async function wasRefused(context: Context, data: WebhookJobData, jobId: string): Promise<boolean> {
-  if (data.answerBy === undefined || Date.now() < data.answerBy - 1000) return false;
-  return await context.client.sendCommand(['EXISTS', context.keys.refused(jobId)]) === 1;
+async function wasRefused(context: Context, data: WebhookJobData): Promise<boolean> {
+  if (data.storeId === undefined || data.answerBy === undefined || Date.now() < data.answerBy - 1000) return false;
+  return await context.client.sendCommand(['EXISTS', context.keys.refused(data.storeId)]) === 1;
 }
 
 /** The attempt this is: failures and crashes before it, plus one. */
@@ -132,7 +132,7 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
   const data = job.data;
   if (data?.version !== 1) throw new Error(`Job ${String(job.id)} is not a webhook run this worker can read (version ${String(data?.version)}).`);
   const jobId = job.id as string;
-  if (await wasRefused(context, data, jobId)) {
+  if (await wasRefused(context, data)) {
     context.emit({ type: 'skipped', reason: 'refused', jobId, callId: data.callId, workflowId: data.workflowId, nodeName: data.nodeName, mode: data.mode });
     options.logger.warn({ jobId, callId: data.callId, workflowId: data.workflowId }, 'queued run not run: Redis stored it only after its caller had been answered 503');
     await options.binaryStore?.remove(storedRefs([data.item])).catch(() => undefined);
