@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { matchWebhook } from '../request/match.js';
 import type { RequestTarget } from '../request/target.js';
 import type { WebhookRegistry } from '../registry/contract.js';
-import { preflightHeaders } from './cors.js';
+import { PREFLIGHT_VARY, preflightHeaders } from './cors.js';
 
 /** A preflight's answer: a status and headers, no body (the response stage writes it like any plan). */
 export interface PreflightAnswer {
@@ -27,7 +27,7 @@ export async function answerOptions(req: IncomingMessage, registry: WebhookRegis
   if (origin === undefined || requested === undefined) {
     const methods = await methodsOf(registry, target);
     if (methods.length === 0) await matchWebhook(registry, target, 'OPTIONS');
-    return { status: 204, headers: { allow: ['OPTIONS', ...methods].join(', ') } };
+    return { status: 204, headers: { allow: ['OPTIONS', ...methods].join(', '), vary: PREFLIGHT_VARY } };
   }
   const { webhook } = await matchWebhook(registry, target, requested.trim().toUpperCase());
   const requestedHeaders = req.headers['access-control-request-headers'];

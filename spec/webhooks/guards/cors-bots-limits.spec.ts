@@ -35,7 +35,7 @@ for (const host of HOSTS) {
           'access-control-allow-methods': 'OPTIONS, GET, PUT',
           'access-control-allow-headers': 'content-type, x-trace',
           'access-control-max-age': '300',
-          vary: 'Origin',
+          vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
         });
         expect(runs).to.have.length(0);
       });
@@ -61,6 +61,21 @@ for (const host of HOSTS) {
         const bot = await request(app).post(`${BASE}/webhook/guarded`).set('Origin', 'https://app.example.com').set('User-Agent', 'Googlebot/2.1').expect(403);
         expect([bot.body.code, bot.headers['access-control-allow-origin']]).to.deep.equal(['BOT_IGNORED', 'https://app.example.com']);
         expect(runs).to.have.length(0);
+      });
+
+      it('says Vary: Origin on every answer of a node with allowedOrigins, refusals and calls without an Origin included', async () => {
+        const allowed = await request(app).post(`${BASE}/webhook/listed`).set('Origin', 'https://app.example.com').expect(200);
+        const refused = await request(app).post(`${BASE}/webhook/listed`).set('Origin', 'https://evil.example').expect(403);
+        const noOrigin = await request(app).post(`${BASE}/webhook/listed`).expect(200);
+        const wildcardNoOrigin = await request(app).get(`${BASE}/webhook/open`).expect(200);
+        const refusedPreflight = await request(app).options(`${BASE}/webhook/listed`).set('Origin', 'https://evil.example')
+          .set('Access-Control-Request-Method', 'POST').expect(403);
+        for (const res of [allowed, refused, noOrigin, wildcardNoOrigin, refusedPreflight]) expect(res.headers.vary).to.match(/\bOrigin\b/);
+        // A plain OPTIONS and a preflight of the same path differ: a cache must key them apart.
+        const plain = await request(app).options(`${BASE}/webhook/open`).expect(204);
+        expect(plain.headers.vary).to.equal('Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
+        // A node without allowedOrigins answers alike whatever the Origin: no Vary of ours.
+        expect((await request(app).post(`${BASE}/webhook/plain`).set('Origin', 'https://app.example.com').expect(200)).headers.vary).to.equal(undefined);
       });
 
       it('sends no CORS header when the node has no allowedOrigins', async () => {

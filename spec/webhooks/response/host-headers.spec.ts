@@ -73,5 +73,10 @@ for (const mode of runModes('host headers')) for (const host of hostsOf(mode, HO
       expect(res.headers.vary).to.equal('Accept-Encoding, Origin');
       expect(res.headers['access-control-allow-origin']).to.equal('https://shop.example');
     });
+
+    it('appends Origin to the host\'s Vary when it refuses an origin, too', async () => {
+      const res = await request(app).get(`${BASE}/webhook/page`).set('origin', 'https://evil.example').expect(403);
+      expect(res.headers.vary).to.equal('Accept-Encoding, Origin');
+    });
   });
 }
