@@ -44,8 +44,8 @@ export type {
   WebhookLimitsOptions,
   WebhookMiddlewareOptions,
   WebhookUploadsOptions,
-  WorkflowFailureContext,
 } from './webhooks/options.js';
+export type { WorkflowFailureContext } from './webhooks/run/report.js';
 export type { WebhookEvent, WebhookEventListener } from './webhooks/events.js';
 export type { AcceptedRun, HandOffContext, HandOffExecutor } from './webhooks/run/hand-off.js';
 export type * from './webhooks/types.js';

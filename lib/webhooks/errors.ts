@@ -18,6 +18,8 @@ export const ERROR_CODES = {
   WEBHOOK_INVALID_NODE: 400,
   /** A browser call from an origin the node's allowedOrigins does not list. */
   CORS_ORIGIN_NOT_ALLOWED: 403,
+  /** The call's Host (or trusted X-Forwarded-Host) is not one of the middleware's `allowedHosts`. */
+  HOST_NOT_ALLOWED: 421,
   /** The caller's address is not in the node's IP allowlist. */
   WEBHOOK_IP_NOT_ALLOWED: 403,
   /** The node ignores bots (option ignoreBots) and the User-Agent is one. */

@@ -20,7 +20,8 @@ import { InProcessReplayMemory, type ReplayMemory } from './registry/message-ids
 import { isHandOff } from './run/hand-off.js';
 import { parsePayload, type PayloadSettings } from './payload/index.js';
 import { parseQuery } from './payload/query.js';
-import { buildRun, requestBaseUrl } from './run/build-run.js';
+import { buildRun } from './run/build-run.js';
+import { baseUrlResolver } from './request/host.js';
 import { documentRoute } from './describe/serve.js';
 import { InFlight } from './run/in-flight.js';
 import {
@@ -35,10 +36,12 @@ import {
   signalOf,
   stopperOf,
   stopRun,
+  stoppedByMiddleware,
   watchClose,
   type CallState,
 } from './run/call-state.js';
 import { startCall, writeSuccess, type Call } from './response/answer-call.js';
+import { ignoreRespond, reporter } from './run/report.js';
 import type { ResponsePlan } from './response/build-plan.js';
 import type { HeaderPolicy } from './response/finalize.js';
 import { createResponder, NO_RESPONDER } from './response/workflow-responder.js';
@@ -90,10 +93,11 @@ export function createWebhookMiddleware(
     },
   });
 
-  const context: Context = { registry, executor, options: resolved, shared, inFlight };
+  const baseUrlOf = baseUrlResolver(resolved);
+  const context: Context = { registry, executor, options: resolved, shared, inFlight, baseUrlOf };
   const openApi = resolved.openApi && documentRoute(registry, resolved.openApi, {
     productionPrefix: resolved.productionPrefix, timeoutStatus: resolved.deadline.status, credentials: resolved.credentials,
-    baseUrlOf: (req) => resolved.publicUrl ?? requestBaseUrl(req, requestMountPath(req), resolved.proxyHops),
+    baseUrlOf: (req) => baseUrlOf(req, requestMountPath(req)),
   });
 
   const middleware = function webhookMiddleware(req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void): void {
@@ -106,7 +110,15 @@ export function createWebhookMiddleware(
     serveCall(req, res, next, target, context);
   };
   return Object.assign(middleware, {
-    close: (closeOptions: { timeoutMs?: number } = {}): Promise<WebhookShutdownResult> => inFlight.drain(closeOptions.timeoutMs ?? 10_000),
+    close: async (closeOptions: { timeoutMs?: number } = {}): Promise<WebhookShutdownResult> => {
+      const timeoutMs = closeOptions.timeoutMs ?? 10_000;
+      const result = await inFlight.drain(timeoutMs);
+      if (result.aborted > 0) {
+        resolved.logger.warn({ ...result, timeoutMs },
+          `close(): ${result.aborted} call(s) still under way after ${timeoutMs} ms were told to stop; callers still waiting were answered 503 SHUTTING_DOWN`);
+      }
+      return result;
+    },
   });
 }
 
@@ -129,6 +141,8 @@ interface Context {
   options: ResolvedOptions;
   shared: SharedSettings;
   inFlight: InFlight<CallState>;
+  /** The origin and mount path callers use, for `webhookUrl`; throws HOST_NOT_ALLOWED outside `allowedHosts`. */
+  baseUrlOf: (req: IncomingMessage, mountPath: string) => string;
 }
 
 function serveCall(req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, target: RequestTarget, context: Context): void {
@@ -138,9 +152,15 @@ function serveCall(req: IncomingMessage, res: ServerResponse, next: (err?: unkno
   const state = newCallState(callId, events, context.inFlight);
   watchClose(res, state);
   const wiring: Wiring = {
-    registry: context.registry, executor: context.executor, options, shared: context.shared, inFlight: context.inFlight, events, state,
+    registry: context.registry, executor: context.executor, options, shared: context.shared, inFlight: context.inFlight,
+    baseUrlOf: context.baseUrlOf, events, state,
   };
-  handleCall(req, res, target, wiring).catch((thrown: unknown) => {
+  // Once the call is answered with an error, a later one (the pipeline's own, after a stop answered it) is dropped.
+  let failed = false;
+  const fail = (thrown: unknown): void => {
+    if (failed) return;
+    failed = true;
+    state.onStop = undefined;
     const error = toWebhookError(thrown);
     if (!state.executing) {
       endRun(state);
@@ -148,12 +168,16 @@ function serveCall(req: IncomingMessage, res: ServerResponse, next: (err?: unkno
       if (state.webhook === undefined) events.emit({ type: 'received', method: req.method ?? 'GET', path: target.rawPath });
       events.emit({ type: 'rejected', code: error.code, status: error.status, error, ...workflowOf(state.webhook) });
     }
-    if (error.status >= 500 && !state.reported) {
+    // A call stopped by close() is an expected part of shutting down; close() logs how many there were.
+    if (error.status >= 500 && !state.reported && !(error === state.stopReason && error.code === 'SHUTTING_DOWN')) {
       options.logger.error({ callId, err: errorFields(error), method: req.method, path: target.rawPath, ...workflowOf(state.webhook) },
         `webhook call answered ${error.status} ${error.code}`);
     }
     sendError(res, next, error, options.errorHandling);
-  });
+  };
+  // Stopped before its run answers (a body still arriving, guards, parsing): the caller is answered now.
+  state.onStop = (reason) => { if (!answered(state)) fail(reason); };
+  handleCall(req, res, target, wiring).catch(fail);
 }
 
 /** Settings of the stages, derived from the options once. */
@@ -199,6 +223,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
   const { options, state, events } = wiring;
   if (wiring.inFlight.closing) throw shuttingDown();
   checkRequestLimits(req, options.limits);
+  const baseUrl = wiring.baseUrlOf(req, target.mountPath);
   const method = (req.method ?? 'GET').toUpperCase();
   if (method === 'OPTIONS') {
     events.emit({ type: 'received', method, path: target.rawPath });
@@ -220,7 +245,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
   state.release = cleanupOf(payload);
   let ended: Promise<unknown> | undefined;
   try {
-    const report = reporter(wiring, webhook, target);
+    const report = reporter(options, state, webhook, target.kind);
     const parameters = webhook.parameters;
     const responder = parameters.responseMode === 'responseNode'
       ? createResponder(writerOf(res, parameters, options.headerPolicy), report)
@@ -231,13 +256,15 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
       match: { webhook, params },
       query: parseQuery(target.search),
       payload,
-      baseUrl: options.publicUrl ?? requestBaseUrl(req, target.mountPath, options.proxyHops),
+      baseUrl,
       prefix: target.kind === 'test' ? options.testPrefix : options.productionPrefix,
       signal: signalOf(state),
       respond: parameters.responseMode === 'responseNode' ? responder.respond : ignoreRespond(report),
       jwtPayload: auth !== undefined && 'jwtPayload' in auth ? auth.jwtPayload : undefined,
       callId: state.callId,
     });
+    // close() stopped the call while its body was read: it was answered 503, and no run starts after shutdown.
+    if (state.stopReason !== undefined) throw state.stopReason;
     // A test listen is used up only by a call that reaches its workflow: after the guards and parsing, and with
     // nothing left between the claim and the run that could fail and leave the listen waiting.
     const claim = target.kind === 'test' ? await wiring.registry.claimTestCall(webhook) : undefined;
@@ -245,7 +272,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
     claim?.arrived(run);
     const call: Call = {
       res, run, executor: wiring.executor, parameters, headerPolicy: options.headerPolicy, responder, abort: stopperOf(state),
-      deadline: options.deadline, events, report,
+      deadline: options.deadline, stops: state, events, report,
       onSettled: claim?.settled, settings: webhook.settings,
     };
     state.executing = true;
@@ -261,28 +288,4 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
 /** How a responseNode answer is written; the responder drops it once the call is answered. */
 function writerOf(res: ServerResponse, parameters: RegisteredWebhook['parameters'], headerPolicy: HeaderPolicy): (plan: ResponsePlan) => void {
   return (plan) => { void writeSuccess({ res, parameters, headerPolicy }, plan); };
-}
-
-/** Where a workflow failure goes: the host's onWorkflowError, else the logger, saying whether the caller was told. */
-function reporter(wiring: Wiring, webhook: RegisteredWebhook, target: RequestTarget): (error: WebhookError) => void {
-  const { options, state } = wiring;
-  return (error) => {
-    state.reported = true;
-    const wasAnswered = answered(state);
-    if (options.onWorkflowError !== undefined) {
-      options.onWorkflowError(error, {
-        workflowId: webhook.workflowId, nodeName: webhook.nodeName, mode: target.kind, webhook, callId: state.callId, answered: wasAnswered,
-      });
-      return;
-    }
-    options.logger.error({ callId: state.callId, err: errorFields(error), workflowId: webhook.workflowId, nodeName: webhook.nodeName, mode: target.kind },
-      wasAnswered ? 'workflow failed after its caller was answered' : `workflow failed; the caller is answered ${error.status} ${error.code}`);
-  };
-}
-
-function ignoreRespond(report: (error: WebhookError) => void): WebhookRun['respond'] {
-  return () => {
-    report(new WebhookError('WORKFLOW_INVALID_RESPONSE',
-      'respond() was called, but the Webhook node\'s responseMode is not "responseNode"; the response was ignored.'));
-  };
 }

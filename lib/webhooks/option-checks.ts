@@ -53,3 +53,17 @@ export function group<T extends object>(name: string, value: T | undefined, know
   }
   return value;
 }
+
+const HOST_NAME = /^(\*\.)?[a-z\d]([a-z\d-]*[a-z\d])?(\.[a-z\d]([a-z\d-]*[a-z\d])?)*(:\d{1,5})?$|^\[[\da-f:.]+\](:\d{1,5})?$/;
+
+/** Host names a call may be addressed to: `api.example.com`, `api.example.com:8443`, `*.example.com`, `[::1]`. */
+export function allowedHosts(value: unknown): readonly string[] | undefined {
+  if (value === undefined) return undefined;
+  const expected = 'a non-empty array of host names such as ["api.example.com", "*.example.com"]';
+  if (!Array.isArray(value) || value.length === 0) return fail('allowedHosts', expected, value);
+  return Object.freeze(value.map((entry: unknown) => {
+    const name = typeof entry === 'string' ? entry.trim().toLowerCase() : '';
+    if (!HOST_NAME.test(name)) fail('allowedHosts', `${expected} (no scheme, no path)`, entry);
+    return name;
+  }));
+}

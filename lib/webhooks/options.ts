@@ -15,19 +15,9 @@ import type { WebhookKind } from './types.js';
 import { safeLogger, STDERR_LOGGER, type WebhookLogger } from './logger.js';
 import { OPEN_HEADER_POLICY, type HeaderPolicy } from './response/finalize.js';
 import { isHeaderName } from './registry/node-options.js';
-import type { RegisteredWebhook } from './registry/contract.js';
-import { fail, group, positiveInteger, prefix, publicUrl } from './option-checks.js';
+import { allowedHosts, fail, group, positiveInteger, prefix, publicUrl } from './option-checks.js';
+import type { WorkflowFailureContext } from './run/report.js';
 import { resolveOpenApiRoute, type OpenApiRouteOptions, type ResolvedOpenApiRoute } from './describe/settings.js';
-
-/** Where a workflow failed, and whether its caller had been answered already (else it gets the error answer). */
-export interface WorkflowFailureContext {
-  workflowId: string;
-  nodeName: string;
-  mode: WebhookKind;
-  webhook: RegisteredWebhook;
-  callId: string;
-  answered: boolean;
-}
 
 /** Payload limits in bytes or counts; past one, the call gets a 413 whose code names it. */
 export interface WebhookLimitsOptions {
@@ -74,6 +64,13 @@ export interface WebhookMiddlewareOptions {
    * item's `webhookUrl`. Default: the request's Host header and the middleware's mount path.
    */
   publicUrl?: string;
+  /**
+   * The names this server answers webhook calls for (`api.example.com`, `api.example.com:8443`, `*.example.com`):
+   * a call whose Host (or, behind `proxyHops`, X-Forwarded-Host) is another one gets 421 `HOST_NOT_ALLOWED`, so no
+   * caller can make `webhookUrl` point elsewhere. Default: any host, and without `publicUrl` or `proxyHops` the
+   * logger is warned once, at the first call addressed to a name other than localhost.
+   */
+  allowedHosts?: string[];
   /** `'respond'` (default): answer errors as JSON `{ code, message, hint? }`. `'next'`: hand them to `next(err)`. */
   errorHandling?: 'respond' | 'next';
   /**
@@ -127,6 +124,8 @@ export interface ResolvedOptions {
   productionPrefix: string;
   testPrefix: string;
   publicUrl: string | undefined;
+  /** Lower-cased; undefined: any host. */
+  allowedHosts: readonly string[] | undefined;
   errorHandling: 'respond' | 'next';
   onWorkflowError: ((error: WebhookError, context: WorkflowFailureContext) => void) | undefined;
   limits: PayloadLimits & RequestLimits;
@@ -146,7 +145,7 @@ export interface ResolvedOptions {
 }
 
 const MIB = 1024 * 1024;
-const KNOWN_OPTIONS = new Set(['productionPrefix', 'testPrefix', 'publicUrl', 'errorHandling', 'onWorkflowError', 'limits', 'uploads',
+const KNOWN_OPTIONS = new Set(['productionPrefix', 'testPrefix', 'publicUrl', 'allowedHosts', 'errorHandling', 'onWorkflowError', 'limits', 'uploads',
   'responseTimeoutMs', 'timeoutStatus', 'onEvent', 'proxyHops', 'credentials', 'logger', 'requestIdHeader', 'maxRunMs', 'bodyTimeoutMs',
   'forbiddenResponseHeaders', 'openApi']);
 
@@ -278,6 +277,7 @@ export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly
     productionPrefix,
     testPrefix,
     publicUrl: publicUrl(options.publicUrl),
+    allowedHosts: allowedHosts(options.allowedHosts),
     errorHandling,
     onWorkflowError,
     limits: resolveLimits(limits),

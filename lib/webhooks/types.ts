@@ -284,9 +284,9 @@ export type WebhookExecutor<Body = any> = (run: WebhookRun<Body>) => ExecutionRe
 export interface WebhookMiddleware {
   (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void): void;
   /**
-   * Shuts down gracefully: new calls are answered 503 `SHUTTING_DOWN` (with `Retry-After` and `Connection: close`),
-   * runs under way get `timeoutMs` (default 10 000) to settle, then the rest are told to stop through `run.signal`
-   * and their temp files are removed. Resolves with how many calls ended which way.
+   * Shuts down: new calls get 503 `SHUTTING_DOWN` (`Retry-After`, `Connection: close`); runs under way get `timeoutMs`
+   * (default 10 000) to settle, then the rest are told to stop (`run.signal`), their temp files go, and callers still
+   * waiting get 503 `SHUTTING_DOWN` at once (a late result is dropped). Resolves once those answers are written.
    */
   close(options?: { timeoutMs?: number }): Promise<WebhookShutdownResult>;
 }

@@ -4,7 +4,7 @@
  * an answer written here, or a WebhookError thrown to the middleware's single error writer.
  */
 import type { ServerResponse } from 'node:http';
-import { withDeadline, type DeadlineSettings } from '../run/deadline.js';
+import { withDeadline, type DeadlineSettings, type StopSlot } from '../run/deadline.js';
 import { WebhookError } from '../errors.js';
 import { reportedExecution, type ExecutionReporting } from '../run/execute.js';
 import { buildReceivedResponse, buildResultResponse, type ResponsePlan } from './build-plan.js';
@@ -23,6 +23,8 @@ export interface Call extends ExecutionReporting {
   /** Aborts run.signal (deadline passed). */
   abort(reason: WebhookError): void;
   deadline: DeadlineSettings;
+  /** Where the middleware says it stopped the call (shutdown): a caller still waiting is answered with the reason. */
+  stops: StopSlot;
   /** The workflow's run settings, for an executor that hands runs off (queue mode). */
   settings: WorkflowSettings | undefined;
 }
@@ -89,15 +91,17 @@ export function startCall(call: Call): StartedCall {
 async function answerFromRun(call: Call, execution: Promise<ExecutionResult>): Promise<void> {
   const { parameters } = call;
   if (parameters.responseMode === 'lastNode') {
-    const result = await withDeadline(execution, call.deadline, onTimeout(call));
+    const result = await withDeadline(execution, call.deadline, call.stops, onTimeout(call));
     await writeSuccess(call, buildResultResponse(parameters, result));
     return;
   }
   // responseNode: the first of respond() and the workflow's end decides.
   try {
-    await withDeadline(Promise.race([call.responder.answered, execution.then(() => undefined)]), call.deadline, onTimeout(call));
+    await withDeadline(Promise.race([call.responder.answered, execution.then(() => undefined)]), call.deadline, call.stops, onTimeout(call));
   } catch (error) {
-    call.responder.close();
+    // After a shutdown, a late respond() is the run obeying too late, not misuse; after the deadline it is reported,
+    // so the workflow's author learns that its answer was lost.
+    call.responder.close(error instanceof WebhookError && error.code === 'SHUTTING_DOWN' ? error : undefined);
     throw error;
   }
   if (call.responder.responded) return;

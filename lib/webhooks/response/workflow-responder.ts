@@ -8,8 +8,8 @@ import { jsonResponse, type ResponsePlan } from './build-plan.js';
 import type { WorkflowResponse } from '../types.js';
 
 
-function invalid(message: string): WebhookError {
-  return new WebhookError('WORKFLOW_INVALID_RESPONSE', message);
+function invalid(message: string, cause?: WebhookError): WebhookError {
+  return new WebhookError('WORKFLOW_INVALID_RESPONSE', message, cause === undefined ? undefined : { cause });
 }
 
 /** Turns what a workflow gave to `respond()` into a plan, refusing what would corrupt the HTTP answer. */
@@ -38,8 +38,11 @@ export interface Responder {
   readonly responded: boolean;
   /** Resolves when the workflow first calls respond(). */
   readonly answered: Promise<void>;
-  /** After this, respond() only reports: the call was answered otherwise (deadline, failure). */
-  close(): void;
+  /**
+   * After this, respond() only reports: the call was answered otherwise (deadline, shutdown, failure). With a
+   * `reason` (shutdown), a late respond() is reported as caused by it, which the middleware does not count as misuse.
+   */
+  close(reason?: WebhookError): void;
 }
 
 /** For modes other than responseNode: never answered by the workflow, nothing to close. */
@@ -56,12 +59,15 @@ export function createResponder(writePlan: (plan: ResponsePlan) => void, report:
   let write: ((plan: ResponsePlan) => void) | undefined = writePlan;
   let responded = false;
   let closed = false;
+  let closedBy: WebhookError | undefined;
   let markAnswered!: () => void;
   const answered = new Promise<void>((resolve) => { markAnswered = resolve; });
   return {
     respond(response) {
       if (responded || closed) {
-        report(invalid(`respond() was called after the call was answered${closed && !responded ? ' (deadline passed or the workflow failed)' : ''}; this response was ignored.`));
+        const unanswered = closed && !responded;
+        report(invalid(`respond() was called after the call was answered${unanswered ? ' (deadline passed, shutdown or the workflow failed)' : ''}; this response was ignored.`,
+          unanswered ? closedBy : undefined));
         return;
       }
       responded = true;
@@ -80,8 +86,9 @@ export function createResponder(writePlan: (plan: ResponsePlan) => void, report:
       return responded;
     },
     answered,
-    close() {
+    close(reason) {
       closed = true;
+      closedBy ??= reason;
       write = undefined;
     },
   };

@@ -78,29 +78,3 @@ class Run implements WebhookRun {
 export function buildRun(parts: RunParts): WebhookRun {
   return new Run(parts);
 }
-
-/** The entry a header list holds for the outermost of `hops` trusted proxies (each proxy appends its own). */
-function forwarded(value: string | string[] | undefined, hops: number): string | undefined {
-  const list = (Array.isArray(value) ? value.join(',') : value)?.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
-  if (list === undefined || list.length === 0) return undefined;
-  return list[Math.max(0, list.length - hops)];
-}
-
-const HOST = /^[\w.-]+(:\d{1,5})?$|^\[[\da-f:.]+\](:\d{1,5})?$/i;
-
-/**
- * Origin of the request as the caller addressed it, plus the mount path. Behind `proxyHops` trusted proxies, their
- * X-Forwarded-Proto and X-Forwarded-Host say what the caller used; without trusted proxies those headers are
- * anybody's and are ignored. A malformed host never reaches workflow data.
- */
-export function requestBaseUrl(req: IncomingMessage, mountPath: string, proxyHops = 0): string {
-  const encrypted = (req.socket as { encrypted?: boolean } | null)?.encrypted === true;
-  let proto = encrypted ? 'https' : 'http';
-  let host = req.headers.host;
-  if (proxyHops > 0) {
-    const forwardedProto = forwarded(req.headers['x-forwarded-proto'], proxyHops)?.toLowerCase();
-    if (forwardedProto === 'http' || forwardedProto === 'https') proto = forwardedProto;
-    host = forwarded(req.headers['x-forwarded-host'], proxyHops) ?? host;
-  }
-  return `${proto}://${host !== undefined && HOST.test(host) ? host : 'localhost'}${mountPath}`;
-}

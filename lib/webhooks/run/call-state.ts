@@ -34,13 +34,20 @@ export interface CallState extends TrackedCall {
   /** The call's temp files are gone (or it had none). */
   filesGone: boolean;
   responded: boolean;
+  /** Why the middleware told the run to stop (hang-up, deadline, maxRunMs, shutdown); the first reason stays. */
+  stopReason: WebhookError | undefined;
+  /**
+   * Who answers the caller when the middleware stops the call: the wait for the run's answer while one is under way,
+   * else the middleware's error writer. Cleared once the connection is done.
+   */
+  onStop: ((reason: WebhookError) => void) | undefined;
 }
 
 export function newCallState(callId: string, events: CallEvents, inFlight: InFlight<CallState>): CallState {
   const state: CallState = {
     callId, events, inFlight, executing: false, reported: false, controller: undefined, hungUp: false, webhook: undefined,
     res: undefined, status: undefined, completed: false, release: undefined, closed: false, runOver: false,
-    filesGone: false, responded: false, runStartedAt: 0,
+    filesGone: false, responded: false, runStartedAt: 0, stopReason: undefined, onStop: undefined,
   };
   inFlight.add(state);
   return state;
@@ -55,6 +62,7 @@ export function watchClose(res: ServerResponse, state: CallState): void {
   // `on`, not `once`: a response closes once, and once's wrapper costs every call.
   res.on('close', () => {
     state.res = undefined;
+    state.onStop = undefined;
     state.closed = true;
     state.status = res.headersSent ? res.statusCode : undefined;
     state.completed = res.writableFinished;
@@ -94,10 +102,30 @@ function progress(state: CallState): void {
   if (state.runOver && state.filesGone) state.inFlight.remove(state);
 }
 
-/** Tells the run to stop through its signal; for the call's events, the run is over from here. */
+/**
+ * Tells the run to stop through its signal; for the call's events, the run is over from here. A caller still
+ * waiting is answered with the reason at once (a hung-up caller has nobody left to answer).
+ */
 export function stopRun(state: CallState, reason: WebhookError): void {
+  state.stopReason ??= reason;
   controllerOf(state).abort(reason);
   endRun(state);
+  if (reason.code !== 'BODY_ABORTED') state.onStop?.(reason);
+}
+
+/**
+ * Whether a run's failure is only its answer to being told to stop: the stop reason itself, an error caused by it,
+ * or an AbortError (what `fetch`, timers and streams throw on an aborted signal). Such a failure is the middleware's
+ * doing, not the workflow's.
+ */
+export function stoppedByMiddleware(state: CallState, error: unknown): boolean {
+  const reason = state.stopReason;
+  if (reason === undefined) return false;
+  for (let link = error, depth = 0; link !== undefined && link !== null && depth < 8; depth += 1) {
+    if (link === reason || (link as { name?: unknown }).name === 'AbortError') return true;
+    link = (link as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 /** Releases the call's temp files now (run limit, shutdown). */

@@ -19,22 +19,36 @@ export function deadlineError(settings: DeadlineSettings): WebhookError {
   });
 }
 
+/** Where the middleware says it stopped the call (shutdown, maxRunMs): the wait for the answer listens there. */
+export interface StopSlot {
+  onStop: ((reason: WebhookError) => void) | undefined;
+}
+
 /**
- * Settles like `work`, or rejects with WORKFLOW_TIMEOUT once the deadline passes; then `onTimeout` runs (abort
- * the workflow) and whatever `work` settles with later is dropped.
+ * Settles like `work`, or rejects with WORKFLOW_TIMEOUT once the deadline passes (then `onTimeout` runs: abort the
+ * workflow), or with the middleware's reason once it stops the call. Whatever `work` settles with later is dropped.
  */
-export function withDeadline<T>(work: Promise<T>, settings: DeadlineSettings, onTimeout: (error: WebhookError) => void): Promise<T> {
-  if (!(settings.ms > 0) || settings.ms === Infinity) return work;
+export function withDeadline<T>(work: Promise<T>, settings: DeadlineSettings, stops: StopSlot, onTimeout: (error: WebhookError) => void): Promise<T> {
+  const timed = settings.ms > 0 && settings.ms !== Infinity;
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      const error = deadlineError(settings);
-      onTimeout(error);
-      reject(error);
-    }, settings.ms);
-    timer.unref();
+    let timer: NodeJS.Timeout | undefined;
+    const settle = (): void => {
+      clearTimeout(timer);
+      stops.onStop = undefined;
+    };
+    stops.onStop = (reason) => { settle(); reject(reason); };
+    if (timed) {
+      timer = setTimeout(() => {
+        settle();
+        const error = deadlineError(settings);
+        onTimeout(error);
+        reject(error);
+      }, settings.ms);
+      timer.unref();
+    }
     work.then(
-      (value) => { clearTimeout(timer); resolve(value); },
-      (error: unknown) => { clearTimeout(timer); reject(error as Error); },
+      (value) => { settle(); resolve(value); },
+      (error: unknown) => { settle(); reject(error as Error); },
     );
   });
 }

@@ -2,8 +2,8 @@
  * The calls in flight, for the run limit and a graceful shutdown. One timer, shared by all calls and running only
  * while calls are under way (it stops at its first tick that finds none), tells runs past `maxRunMs` to stop (no
  * timer per call). `drain()` waits for the calls under way until its timeout, then tells the rest to stop through
- * run.signal, releases their temp files, and says how many ended which way; the middleware answers new calls 503
- * once it is closing.
+ * run.signal (their waiting callers are answered 503 there), releases their temp files, and says how many ended which
+ * way; the middleware answers new calls 503 once it is closing.
  */
 import { WebhookError } from '../errors.js';
 import type { WebhookShutdownResult } from '../types.js';
@@ -21,6 +21,16 @@ export interface InFlightHandlers<T extends TrackedCall> {
   release(call: T): Promise<void>;
   /** A run passed maxRunMs. */
   overran(call: T): void;
+}
+
+/** How long close() waits, after stopping the runs still going, for their callers' answers to be written. */
+const ANSWER_GRACE_MS = 1000;
+
+function stoppedAtShutdown(): WebhookError {
+  return new WebhookError('SHUTTING_DOWN', 'The server shut down before the workflow answered; the run was told to stop.', {
+    hint: 'Send the call again in a moment; another instance may take it.',
+    headers: { 'retry-after': '5', connection: 'close' },
+  });
 }
 
 export class InFlight<T extends TrackedCall> {
@@ -54,22 +64,33 @@ export class InFlight<T extends TrackedCall> {
     if (this.#calls.size === 0) this.#emptied?.();
   }
 
+  /**
+   * Waits for the calls under way until `timeoutMs`, then stops the rest: each caller still waiting is answered 503
+   * SHUTTING_DOWN at once (a late result is dropped), and the drain resolves once those answers are written (or
+   * `ANSWER_GRACE_MS` later), so a host that exits next leaves nobody without an answer.
+   */
   async drain(timeoutMs: number): Promise<WebhookShutdownResult> {
     this.#closing = true;
     const pending = [...this.#calls];
+    await this.#untilEmpty(timeoutMs);
+    const left = pending.filter((call) => this.#calls.has(call));
+    const reason = stoppedAtShutdown();
+    for (const call of left) this.#handlers.stop(call, reason);
+    await Promise.all(left.map((call) => this.#handlers.release(call)));
+    await this.#untilEmpty(ANSWER_GRACE_MS);
+    return { completed: pending.length - left.length, aborted: left.length };
+  }
+
+  /** Resolves when no call is left, or after `ms`. */
+  async #untilEmpty(ms: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     await new Promise<void>((resolve) => {
       this.#emptied = resolve;
       if (this.#calls.size === 0) resolve();
-      timer = setTimeout(resolve, timeoutMs);
+      timer = setTimeout(resolve, ms);
     });
     clearTimeout(timer);
     this.#emptied = undefined;
-    const left = pending.filter((call) => this.#calls.has(call));
-    const reason = new WebhookError('SHUTTING_DOWN', 'The server is shutting down; the run was told to stop.');
-    for (const call of left) this.#handlers.stop(call, reason);
-    await Promise.all(left.map((call) => this.#handlers.release(call)));
-    return { completed: pending.length - left.length, aborted: left.length };
   }
 
   /**
