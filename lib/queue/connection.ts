@@ -5,6 +5,7 @@
  */
 import type { WebhookLogger } from '../webhooks/logger.js';
 import { errorFields } from '../webhooks/logger.js';
+import { warnIfNoErrorListener, type RedisClientLike } from '../redis/client.js';
 
 /** The part of a node-redis client (the `redis` package, 5 or later) queue mode uses; BullMQ takes the same client. */
 export interface QueueRedisClient {
@@ -31,11 +32,7 @@ async function fromUrl(url: string): Promise<QueueRedisClient> {
 /** The base client every connection of ours is duplicated from; a given client's own listeners are its owner's. */
 export async function baseClient(connection: QueueConnection, logger: WebhookLogger, who: string): Promise<QueueRedisClient> {
   if (typeof connection === 'string') return fromUrl(connection);
-  if (typeof connection.listenerCount === 'function' && connection.listenerCount('error') === 0) {
-    logger.warn({ component: who },
-      `${who}: the node-redis client it was given has no 'error' listener: when Redis drops, that client's own ` +
-      `'error' event crashes the process. Add client.on('error', (err) => logger.warn(err)) where you create it.`);
-  }
+  warnIfNoErrorListener(connection as RedisClientLike, who, (message) => logger.warn({ component: who }, message));
   return connection;
 }
 

@@ -10,6 +10,8 @@ export interface RedisClientLike {
   connect(): Promise<unknown>;
   destroy(): unknown;
   on(event: 'error' | 'ready', listener: (...args: unknown[]) => void): unknown;
+  /** EventEmitter's; used to warn when the host's client has no 'error' listener. */
+  listenerCount?(event: string): number;
   sendCommand(args: ReadonlyArray<string>): Promise<unknown>;
 }
 
@@ -42,4 +44,17 @@ export function discard(client: RedisClientLike): void {
   } catch {
     // Already closed.
   }
+}
+
+const warnedClients = new WeakSet<object>();
+
+/**
+ * Tells `warn` once per client when the host's client has no 'error' listener: node-redis then crashes the process
+ * with an unhandled 'error' event the first time Redis drops.
+ */
+export function warnIfNoErrorListener(client: RedisClientLike, who: string, warn: (message: string) => void): void {
+  if (typeof client.listenerCount !== 'function' || client.listenerCount('error') > 0 || warnedClients.has(client)) return;
+  warnedClients.add(client);
+  warn(`the node-redis client given to ${who} has no 'error' listener: the first time Redis drops, that client's ` +
+    `'error' event crashes the process. Add client.on('error', (err) => logger.warn(err)) where you create it.`);
 }

@@ -2,6 +2,7 @@
  * Options of the Redis registry, checked and defaulted once, in the constructor; nothing deeper reads raw options.
  */
 import type { WorkflowWebhooks } from '../webhooks/types.js';
+import { errorFields, safeLogger, type WebhookLogger } from '../webhooks/logger.js';
 import type { RedisClientLike } from './client.js';
 
 /** What the registry reports about its link to Redis and the state it mirrors. */
@@ -20,7 +21,12 @@ export type RedisRegistryEvent =
    */
   | { type: 'storeReset'; workflows: WorkflowWebhooks[] }
   /** Something failed in the background (a relayed test call, a log entry this version cannot read). */
-  | { type: 'error'; error: Error; during: string };
+  | { type: 'error'; error: Error; during: string }
+  /**
+   * A setup that will fail later, said once at `ready()`: `missingErrorListener` when the client it was given has no
+   * 'error' listener (node-redis then crashes the process with an unhandled 'error' event the first time Redis drops).
+   */
+  | { type: 'warning'; code: 'missingErrorListener'; message: string };
 
 export interface RedisRegistryHealth {
   /** `degraded`: Redis does not answer; calls are served from memory, changes are refused. */
@@ -49,8 +55,12 @@ export interface RedisWebhookRegistryOptions {
   staleAfterMs?: number;
   /** Entries the change log keeps; an instance cut off for longer reloads everything. Default 10 000. */
   changeLogLength?: number;
-  /** Hears every RedisRegistryEvent. Default: disconnections, resets and errors are written to stderr. */
+  /**
+   * Hears every RedisRegistryEvent. Default: disconnections, returns, resets, warnings and errors go to `logger`.
+   */
   onEvent?: (event: RedisRegistryEvent) => void;
+  /** Where the default `onEvent` writes (pino, console, the middleware's logger). Default: stderr. */
+  logger?: WebhookLogger;
 }
 
 export interface ResolvedRedisOptions {
@@ -72,12 +82,25 @@ function positive(name: string, value: unknown, fallback: number): number {
   return value;
 }
 
-/** Writes what an operator must see to stderr when the host gave no listener of its own. */
+/** Writes what an operator must see to stderr when the host gave neither a listener nor a logger. */
 function stderrEvents(event: RedisRegistryEvent): void {
   if (event.type === 'disconnected') console.error(`workflow-webhooks/redis: Redis is unreachable (${event.error.message}); serving webhooks from memory, changes are refused.`);
   else if (event.type === 'reconnected') console.error(`workflow-webhooks/redis: Redis is reachable again after ${event.downMs} ms.`);
   else if (event.type === 'storeReset') console.error(`workflow-webhooks/redis: Redis came back empty; ${event.workflows.length} workflows are served from memory until they are activated again.`);
+  else if (event.type === 'warning') console.error(`workflow-webhooks/redis: ${event.message}`);
   else if (event.type === 'error') console.error(`workflow-webhooks/redis: failed while ${event.during}:`, event.error);
+}
+
+/** The same records through the host's logger. */
+function loggedEvents(logger: WebhookLogger): (event: RedisRegistryEvent) => void {
+  return (event) => {
+    const from = { component: 'workflow-webhooks/redis' };
+    if (event.type === 'disconnected') logger.warn({ ...from, err: errorFields(event.error) }, 'Redis is unreachable; serving webhooks from memory, changes are refused');
+    else if (event.type === 'reconnected') logger.warn({ ...from, downMs: event.downMs }, `Redis is reachable again after ${event.downMs} ms`);
+    else if (event.type === 'storeReset') logger.warn({ ...from, workflows: event.workflows.length }, 'Redis came back empty; its workflows are served from memory until they are activated again');
+    else if (event.type === 'warning') logger.warn({ ...from, code: event.code }, event.message);
+    else if (event.type === 'error') logger.error({ ...from, err: errorFields(event.error), during: event.during }, `failed while ${event.during}`);
+  };
 }
 
 export function resolveRedisOptions(options: RedisWebhookRegistryOptions): ResolvedRedisOptions {
@@ -91,7 +114,10 @@ export function resolveRedisOptions(options: RedisWebhookRegistryOptions): Resol
   const changeLogLength = positive('changeLogLength', options.changeLogLength, 10_000);
   if (!Number.isInteger(changeLogLength) || changeLogLength < 100) fail('changeLogLength', 'must be an integer of at least 100');
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') fail('onEvent', 'must be a function');
-  const listener = options.onEvent ?? stderrEvents;
+  if (options.logger !== undefined && (typeof options.logger?.warn !== 'function' || typeof options.logger.error !== 'function')) {
+    fail('logger', 'must have warn(fields, message) and error(fields, message)');
+  }
+  const listener = options.onEvent ?? (options.logger === undefined ? stderrEvents : loggedEvents(safeLogger(options.logger)));
   return {
     client,
     prefix,

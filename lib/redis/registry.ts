@@ -16,6 +16,7 @@ import type {
   WebhookRegistry,
 } from '../webhooks/registry/contract.js';
 import type { WebhookKind, WorkflowWebhooks } from '../webhooks/types.js';
+import { warnIfNoErrorListener } from './client.js';
 import { conflictFrom } from './conflicts.js';
 import { registryKeys, type RegistryKeys } from './keys.js';
 import { RedisLink, unavailable } from './link.js';
@@ -156,6 +157,7 @@ export class RedisWebhookRegistry implements WebhookRegistry {
 
   async #start(): Promise<void> {
     this.#state = 'starting';
+    warnIfNoErrorListener(this.#options.client, 'RedisWebhookRegistry', (message) => this.#options.onEvent({ type: 'warning', code: 'missingErrorListener', message }));
     this.#epoch = String(await this.#link.script(ENSURE_EPOCH, [this.#keys.epoch], [randomUUID()], 'starting the webhook registry'));
     const position = await this.#load(false);
     // close() may have come while loading.
