@@ -44,6 +44,15 @@ describe('package.json', () => {
     expect(manifest.files).to.include('CHANGELOG.md');
   });
 
+  it('ships the JSON Schema at the path README tells editors to use, the one the build writes and the export names', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const paths = new Set([...readme.matchAll(/node_modules\/workflow-webhooks\/([\w./-]+\.schema\.json)/g)].map((match) => match[1]));
+    expect([...paths]).to.deep.equal(['dist/definitions/node-description.schema.json']);
+    expect(manifest.exports['./definitions/schema.json']).to.equal('./dist/definitions/node-description.schema.json');
+    expect((manifest as { scripts?: Record<string, string> }).scripts?.build).to.include('schema --out dist/definitions/node-description.schema.json');
+    expect(manifest.files).to.include('dist');
+  });
+
   it('says in README why it needs each of its dependencies', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const table = readme.slice(readme.indexOf('## Dependencies'));

@@ -5,7 +5,7 @@
  * `rules/`. Unknown keys are allowed everywhere (the platform adds fields often); `rules/type-options.ts` warns
  * about unknown typeOptions keys.
  */
-import { CONDITION_OPERATORS, FIELD_TYPES, HINT_LOCATIONS, HINT_TYPES, HINT_WHEN } from './types.js';
+import { CONDITION_OPERATORS, FIELD_TYPES, HINT_LOCATIONS, HINT_TYPES, HINT_WHEN, PLATFORM_ONLY_TYPES, PROPERTY_TYPES } from './types.js';
 
 const text = { type: 'string' };
 const flag = { type: 'boolean' };
@@ -93,9 +93,13 @@ const typeSpecific = Object.entries(typeOptionsByType).map(([type, properties]) 
   then: { properties: { typeOptions: { type: 'object', properties } } },
 }));
 
+/** Every type a definition may have: the schema's enum, for editors' completion (rules/element-type.ts judges it). */
+export const ELEMENT_TYPE_NAMES: readonly string[] = [...PROPERTY_TYPES, ...PLATFORM_ONLY_TYPES];
+
 export const NODE_DESCRIPTION_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
-  $id: 'https://workflow-webhooks.dev/schema/node-description.json',
+  // A name, not an address: nothing serves the schema on the web; editors take it from the package's file.
+  $id: 'urn:workflow-webhooks:node-description',
   title: 'Node description with property definitions',
   type: 'object',
   required: ['properties'],
@@ -113,7 +117,11 @@ export const NODE_DESCRIPTION_SCHEMA = {
       properties: {
         displayName: text,
         name: text,
-        type: { type: 'string', description: 'One of the 15 element types of the spec (other platform types give a warning).' },
+        type: {
+          enum: ELEMENT_TYPE_NAMES,
+          description: `The element type. Every host renders the 15 element types (${PROPERTY_TYPES.join(', ')}); ` +
+            `${PLATFORM_ONLY_TYPES.join(', ')} are n8n's own and are accepted with a warning.`,
+        },
         default: { description: 'Initial value; its shape depends on the type.' },
         required: flag,
         description: text,

@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { describeValue, Findings, joinPointer, locationOf, type FindingCode } from './findings.js';
-import { NODE_DESCRIPTION_SCHEMA } from './schema.js';
+import { ELEMENT_TYPE_NAMES, NODE_DESCRIPTION_SCHEMA } from './schema.js';
 
 type Kind = 'description' | 'properties';
 let ajv: import('ajv').Ajv | undefined;
@@ -81,6 +81,8 @@ export function checkStructure(input: unknown, kind: Kind, base: string, finding
     // `if` only says which branch failed; the branch's own errors follow. Display rules have their own rule
     // (rules/display-options.ts) with clearer messages.
     if (error.keyword === 'if' || error.keyword === 'propertyNames' || /\/(display|disabled)Options\//.test(error.instancePath)) continue;
+    // The element type too (rules/element-type.ts): its enum is there for editors' completion.
+    if (error.keyword === 'enum' && (error.params as { allowedValues?: unknown }).allowedValues === ELEMENT_TYPE_NAMES) continue;
     const pointer = error.keyword === 'required'
       ? joinPointer(error.instancePath, String((error.params as { missingProperty: string }).missingProperty))
       : error.instancePath;

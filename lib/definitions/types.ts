@@ -10,7 +10,7 @@ export const PROPERTY_TYPES = [
 ] as const;
 export type PropertyType = (typeof PROPERTY_TYPES)[number];
 
-/** Types the known platform has beyond the 15: accepted with a warning. */
+/** Types n8n has beyond the 15, which other hosts need not render: accepted with a warning. */
 export const PLATFORM_ONLY_TYPES = [
   'hidden', 'callout', 'button', 'credentialsSelect', 'credentials', 'curlImport', 'icon', 'workflowSelector', 'agentSelector',
 ] as const;
@@ -66,7 +66,7 @@ export interface StringProperty extends PropertyBase {
 
 export interface NumberProperty extends PropertyBase {
   type: 'number';
-  /** The known platform's nodes also use `''` and null for "no value yet". */
+  /** `''` and null also mean "no value yet" (nodes in the wild use both). */
   default: number | '' | null;
   typeOptions?: { minValue?: number; maxValue?: number; numberPrecision?: number; [key: string]: unknown };
 }

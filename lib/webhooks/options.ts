@@ -21,7 +21,7 @@ import { resolveOpenApiRoute, type OpenApiRouteOptions, type ResolvedOpenApiRout
 
 /** Payload limits in bytes or counts; past one, the call gets a 413 whose code names it. */
 export interface WebhookLimitsOptions {
-  /** Buffered bodies (JSON, form, text, XML), after inflating. Default 16 MiB, as the known platform. */
+  /** Buffered bodies (JSON, form, text, XML), after inflating. Default 16 MiB. */
   bodySize?: number;
   /** Whole-body binary uploads (any other content type). Default 200 MiB. */
   binarySize?: number;
@@ -85,7 +85,7 @@ export interface WebhookMiddlewareOptions {
    * limit); `0` or `Infinity` turns the deadline off.
    */
   responseTimeoutMs?: number;
-  /** Status of the answer when the deadline passes. Default 524, as the known platform's proxy answers. */
+  /** Status of the answer when the deadline passes. Default 524 (what Cloudflare-style proxies answer on a timeout). */
   timeoutStatus?: number;
   /** Lifecycle events of every call (received, rejected, started, executed, failed, timedOut, responded). */
   onEvent?: WebhookEventListener;

@@ -111,13 +111,13 @@ export interface WebhookNodeParameters {
 export interface WebhookNode {
   name: string;
   /**
-   * The node's type as the known platform stores it. When given, it must be a Webhook trigger
+   * The node's type as an n8n workflow export stores it. When given, it must be a Webhook trigger
    * (`n8n-nodes-base.webhook`): any other node is refused, whatever parameters it has.
    */
   type?: string;
   /** The node's version as the platform stores it (1, 1.1, 2, 2.1); both parameter layouts are read whatever it says. */
   typeVersion?: number;
-  /** Set by an editor; used as the path when `path` is empty, and prefixed to dynamic paths (as the known platform does). */
+  /** Set by an editor; used as the path when `path` is empty, and prefixed to dynamic paths (`<webhookId>/order/:id`). */
   webhookId?: string;
   /** Disabled nodes register no webhook. */
   disabled?: boolean;
@@ -157,11 +157,11 @@ export interface WorkflowWebhooks {
 /** Production (an active workflow's address) or test (listening for one test event). */
 export type WebhookKind = 'production' | 'test';
 
-/** The coarse kind of a binary entry's media type, as the known platform derives it. */
+/** The coarse kind of a binary entry's media type (`image/png` → `image`, `application/pdf` → `pdf`). */
 export type BinaryFileType = 'json' | 'html' | 'image' | 'audio' | 'video' | 'text' | 'pdf';
 
 /**
- * A file or raw body on the trigger item, with the metadata the known platform's nodes read. Entries a workflow
+ * A file or raw body on the trigger item, with the metadata file-handling nodes read. Entries a workflow
  * makes itself (for `firstEntryBinary`) need only `mimeType` and `data` or `path`.
  */
 export interface BinaryData {
@@ -199,7 +199,7 @@ export interface Item {
 }
 
 /**
- * What the Webhook node's trigger puts on its output (the item users of the known platform expect). `Body` is the
+ * What the Webhook node's trigger puts on its output (the item an n8n Webhook node gives). `Body` is the
  * host's own statement of what callers send: nothing checks the body against it, so validate before trusting it.
  */
 export interface TriggerJson<Body = unknown> extends Record<string, unknown> {
