@@ -46,6 +46,7 @@ export type {
   WebhookUploadsOptions,
 } from './webhooks/options.js';
 export type { WorkflowFailureContext } from './webhooks/run/report.js';
+export type { ByteSize } from './webhooks/option-checks.js';
 export type { WebhookEvent, WebhookEventListener } from './webhooks/events.js';
 export type { AcceptedRun, HandOffContext, HandOffExecutor } from './webhooks/run/hand-off.js';
 export type * from './webhooks/types.js';

@@ -3,6 +3,7 @@
  * reads raw options.
  */
 import { safeLogger, STDERR_LOGGER, type WebhookLogger } from '../webhooks/logger.js';
+import { byteSize, type ByteSize } from '../webhooks/option-checks.js';
 import type { ExecutionResult } from '../webhooks/types.js';
 import type { QueuedWebhookRun } from './worker-run.js';
 import type { BinaryStore } from './binary/store.js';
@@ -16,8 +17,11 @@ interface Shared {
   name?: string;
   /** BullMQ's key prefix. Default `bull`. */
   prefix?: string;
-  /** Files up to this many bytes in all travel inside the job (base64); larger ones go to `binaryStore`. Default 1 MiB. */
-  inlineBinaryBytes?: number;
+  /**
+   * Files up to this size in all travel inside the job (base64); larger ones go to `binaryStore`. Bytes, or a string
+   * such as `'512kb'`. Default 1 MiB.
+   */
+  inlineBinaryBytes?: ByteSize;
   /** Where larger files wait for the worker: `redisBinaryStore()` or `directoryBinaryStore({ directory })`. */
   binaryStore?: BinaryStore;
   /** The host's logger (pino, console…); default one JSON line per entry on stderr. */
@@ -77,7 +81,7 @@ function shared(options: Shared, factory: string): ResolvedShared {
   if (!NAME.test(name) || !NAME.test(prefix)) throw new TypeError('workflow-webhooks/queue: name and prefix take letters, digits, _, . and - only.');
   return {
     connection, name, prefix,
-    inlineBinaryBytes: count('inlineBinaryBytes', options.inlineBinaryBytes, 1024 * 1024, 0),
+    inlineBinaryBytes: byteSize('inlineBinaryBytes (workflow-webhooks/queue)', options.inlineBinaryBytes, 1024 * 1024, true),
     binaryStore: options.binaryStore,
     logger: safeLogger(options.logger ?? STDERR_LOGGER),
   };

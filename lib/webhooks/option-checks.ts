@@ -2,6 +2,7 @@
  * The checks every option goes through at the factory: each failure is a TypeError that names the option, says
  * what it must be and shows what it got.
  */
+import bytes from 'bytes';
 
 export function fail(name: string, expected: string, value: unknown): never {
   throw new TypeError(`workflow-webhooks: option ${name} must be ${expected}; got ${describeValue(value)}.`);
@@ -66,4 +67,19 @@ export function allowedHosts(value: unknown): readonly string[] | undefined {
     if (!HOST_NAME.test(name)) fail('allowedHosts', `${expected} (no scheme, no path)`, entry);
     return name;
   }));
+}
+
+/** A size as body-parser and multer users write it: bytes as a number, or a string with a unit (`'500kb'`, `'1.5mb'`). */
+export type ByteSize = number | string;
+
+/**
+ * A size in bytes from a number or a string with a unit (`b`, `kb`, `mb`, `gb`, `tb`; 1 kb = 1024 bytes, case and
+ * a space before the unit do not matter). `zeroAllowed`: 0 is a valid size (turns the thing off).
+ */
+export function byteSize(name: string, value: unknown, fallback: number, zeroAllowed = false): number {
+  if (value === undefined) return fallback;
+  const expected = `a size in bytes: a positive integer or a string such as "500kb" or "1.5mb"${zeroAllowed ? ' (or 0)' : ''}`;
+  const parsed = typeof value === 'string' && /^\s*\d+(\.\d+)?\s*(b|kb|mb|gb|tb|pb)?\s*$/i.test(value) ? bytes.parse(value) : value;
+  if (typeof parsed !== 'number' || !Number.isSafeInteger(parsed) || parsed < 0 || (parsed === 0 && !zeroAllowed)) fail(name, expected, value);
+  return parsed;
 }

@@ -15,20 +15,21 @@ import type { WebhookKind } from './types.js';
 import { safeLogger, STDERR_LOGGER, type WebhookLogger } from './logger.js';
 import { OPEN_HEADER_POLICY, type HeaderPolicy } from './response/finalize.js';
 import { isHeaderName } from './registry/node-options.js';
-import { allowedHosts, fail, group, positiveInteger, prefix, publicUrl } from './option-checks.js';
+import { allowedHosts, byteSize, fail, group, positiveInteger, prefix, publicUrl, type ByteSize } from './option-checks.js';
 import type { WorkflowFailureContext } from './run/report.js';
 import { resolveOpenApiRoute, type OpenApiRouteOptions, type ResolvedOpenApiRoute } from './describe/settings.js';
 
-/** Payload limits in bytes or counts; past one, the call gets a 413 whose code names it. */
+/** Payload limits in bytes (a number, or a string such as `'500kb'`, `'1mb'`) or counts; past one, the call gets a
+ * 413 whose code names it. */
 export interface WebhookLimitsOptions {
   /** Buffered bodies (JSON, form, text, XML), after inflating. Default 16 MiB. */
-  bodySize?: number;
+  bodySize?: ByteSize;
   /** Whole-body binary uploads (any other content type). Default 200 MiB. */
-  binarySize?: number;
+  binarySize?: ByteSize;
   /** One multipart file. Default 200 MiB. */
-  fileSize?: number;
+  fileSize?: ByteSize;
   /** All multipart files of one call. Default 200 MiB. */
-  totalFileSize?: number;
+  totalFileSize?: ByteSize;
   /** Multipart files per call. Default 100. */
   files?: number;
   /** Form fields per call (multipart and urlencoded). Default 1000. */
@@ -36,22 +37,22 @@ export interface WebhookLimitsOptions {
   /** Multipart parts per call (fields + files). Default 1100. */
   parts?: number;
   /** One multipart field value. Default 1 MiB. */
-  fieldSize?: number;
+  fieldSize?: ByteSize;
   /** One multipart field or file field name. Default 200 bytes. */
-  fieldNameSize?: number;
+  fieldNameSize?: ByteSize;
   /** The request URL, in characters. Default 8192 (414 past it). */
   urlLength?: number;
   /** Request headers. Default 100 (431 past it). */
   headerCount?: number;
   /** Bytes of all request header names and values. Default 12 KiB (431 past it). */
-  headerSize?: number;
+  headerSize?: ByteSize;
 }
 
 export interface WebhookUploadsOptions {
   /** Where files that do not stay in memory are written. Default: the OS temp directory. */
   tempDir?: string;
   /** Bytes of one call's files kept in memory before the rest goes to disk. Default 1 MiB. */
-  memoryThreshold?: number;
+  memoryThreshold?: ByteSize;
 }
 
 export interface WebhookMiddlewareOptions {
@@ -164,11 +165,13 @@ export const DEFAULT_LIMITS: Readonly<PayloadLimits & RequestLimits> = Object.fr
   headerSize: 12 * 1024,
 });
 
+const BYTE_LIMITS = new Set<string>(['bodySize', 'binarySize', 'fileSize', 'totalFileSize', 'fieldSize', 'fieldNameSize', 'headerSize']);
+
 function resolveLimits(value: WebhookLimitsOptions | undefined): Readonly<PayloadLimits & RequestLimits> {
   const names = Object.keys(DEFAULT_LIMITS) as (keyof typeof DEFAULT_LIMITS)[];
   const given = group('limits', value, names);
   const limits = { ...DEFAULT_LIMITS };
-  for (const name of names) limits[name] = positiveInteger(`limits.${name}`, given[name], DEFAULT_LIMITS[name]);
+  for (const name of names) limits[name] = (BYTE_LIMITS.has(name) ? byteSize : positiveInteger)(`limits.${name}`, given[name], DEFAULT_LIMITS[name]);
   return Object.freeze(limits);
 }
 
@@ -183,7 +186,7 @@ function resolveUploads(value: WebhookUploadsOptions | undefined): Readonly<Reso
   } catch (error) {
     fail('uploads.tempDir', `a directory this process can create and write (${(error as Error).message})`, tempDir);
   }
-  const memoryThreshold = given.memoryThreshold === 0 ? 0 : positiveInteger('uploads.memoryThreshold', given.memoryThreshold, MIB);
+  const memoryThreshold = byteSize('uploads.memoryThreshold', given.memoryThreshold, MIB, true);
   return Object.freeze({ tempDir, memoryThreshold });
 }
 

@@ -23,6 +23,15 @@ describe('resolveOptions()', () => {
     expect(Object.isFrozen(options)).to.equal(true);
   });
 
+  it('takes sizes as strings with units, as body-parser and multer users write them', () => {
+    const options = resolveOptions({
+      limits: { bodySize: '1mb', fileSize: '500kb', totalFileSize: '1.5 MB', headerSize: '16KB', fieldSize: 2048 },
+      uploads: { memoryThreshold: '0b' },
+    });
+    expect(options.limits).to.deep.include({ bodySize: MIB, fileSize: 500 * 1024, totalFileSize: 1.5 * MIB, headerSize: 16 * 1024, fieldSize: 2048 });
+    expect(options.uploads.memoryThreshold).to.equal(0);
+  });
+
   it('normalises prefixes and the public URL', () => {
     const options = resolveOptions({ productionPrefix: '/hooks/live/', publicUrl: 'https://example.com/base/?x=1' });
     expect(options.productionPrefix).to.equal('hooks/live');
@@ -37,7 +46,11 @@ describe('resolveOptions()', () => {
     [{ publicUrl: '/relative' }, /option publicUrl/],
     [{ errorHandling: 'throw' }, /option errorHandling must be "respond" or "next"; got "throw"/],
     [{ onWorkflowError: 'log' }, /option onWorkflowError must be a function/],
-    [{ limits: { bodySize: -1 } }, /option limits.bodySize must be a positive integer; got -1/],
+    [{ limits: { bodySize: -1 } }, /option limits.bodySize must be a size in bytes: a positive integer or a string such as "500kb" or "1.5mb"; got -1/],
+    [{ limits: { bodySize: '1 megabyte' } }, /option limits.bodySize must be a size in bytes.*got "1 megabyte"/],
+    [{ limits: { fileSize: '10%' } }, /option limits.fileSize must be a size in bytes/],
+    [{ limits: { fileSize: '0kb' } }, /option limits.fileSize must be a size in bytes/],
+    [{ limits: { files: '10' } }, /option limits.files must be a positive integer; got "10"/],
     [{ limits: { bodySize: 1.5 } }, /option limits.bodySize/],
     [{ limits: null }, /option limits must be an object/],
     [{ bodyLimit: 5 }, /unknown option bodyLimit/],

@@ -211,6 +211,16 @@ for (const mode of runModes('bodies')) for (const host of hostsOf(mode, HOSTS)) 
         });
       }
 
+      it('holds a body to a limit written as a string, "1kb" being 1024 bytes', async () => {
+        const app = await appWith({}, { bodySize: '1kb' });
+        const fits = JSON.stringify({ pad: 'x'.repeat(1024 - 10) });
+        expect(Buffer.byteLength(fits)).to.equal(1024);
+        await request(app).post(URL_PATH).set('content-type', 'application/json').send(fits).expect(200);
+        const over = JSON.stringify({ pad: 'x'.repeat(1024 - 9) });
+        const res = await request(app).post(URL_PATH).set('content-type', 'application/json').send(over).expect(413);
+        expect(res.body.code).to.equal('LIMIT_BODY_SIZE');
+      });
+
       it('stops inflating a zip bomb at the limit with a 413', async () => {
         const app = await appWith({}, { bodySize: 100_000 });
         const bomb = gzipSync(Buffer.alloc(50 * 1024 * 1024, 0x20));
