@@ -10,14 +10,14 @@ import ts from 'typescript';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
-/** The `index`th ```ts block after the first heading line that starts with `heading` (e.g. `## Quick start`). */
-export function readmeBlock(heading: string, index = 0): string {
+/** The `index`th ```ts (or `language`) block after the first heading line that starts with `heading`. */
+export function readmeBlock(heading: string, index = 0, language = 'ts'): string {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const at = readme.indexOf(`\n${heading}`);
   if (at === -1) throw new Error(`README has no heading "${heading}"`);
-  const blocks = [...readme.slice(at).matchAll(/```ts\n([\s\S]*?)```/g)];
+  const blocks = [...readme.slice(at).matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, 'g'))];
   const block = blocks[index];
-  if (block === undefined) throw new Error(`README has no ts block ${index} under "${heading}"`);
+  if (block === undefined) throw new Error(`README has no ${language} block ${index} under "${heading}"`);
   return block[1] as string;
 }
 
@@ -33,11 +33,13 @@ export const USER_OPTIONS: ts.CompilerOptions = {
   customConditions: ['workflow-webhooks-source'],
 };
 
-/** Inside the package folder, so that `workflow-webhooks` resolves to this package by its own name. */
-const FILE = join(ROOT, 'readme-block.ts');
-
-/** The compiler's complaints about `code`, one line each with its line number; none when it compiles. */
-export function compileErrors(code: string, options: ts.CompilerOptions = USER_OPTIONS): string[] {
+/**
+ * The compiler's complaints about `code`, one line each with its line number; none when it compiles. The file sits
+ * inside the package folder, so that `workflow-webhooks` resolves to this package by its own name; `extension`
+ * `.cts` makes it a CommonJS file.
+ */
+export function compileErrors(code: string, options: ts.CompilerOptions = USER_OPTIONS, extension: '.ts' | '.cts' = '.ts'): string[] {
+  const FILE = join(ROOT, `readme-block${extension}`);
   const host = ts.createCompilerHost(options);
   const { getSourceFile, fileExists, readFile } = host;
   host.fileExists = (name) => name === FILE || fileExists.call(host, name);

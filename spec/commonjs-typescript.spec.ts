@@ -1,0 +1,32 @@
+import { expect } from 'chai';
+import ts from 'typescript';
+import { compileErrors, readmeBlock } from './support/readme/blocks.js';
+
+/**
+ * README's CommonJS recipe: its code block compiled as a CommonJS file (`.cts`, which TypeScript always treats as
+ * CommonJS, as it treats a `.ts` file of a package without `"type": "module"`) under the tsconfig README prints.
+ */
+const tsconfig = JSON.parse(readmeBlock('### CommonJS TypeScript', 0, 'json')) as { compilerOptions: Record<string, unknown> };
+
+function optionsOf(overrides: Record<string, unknown> = {}): ts.CompilerOptions {
+  const converted = ts.convertCompilerOptionsFromJson({ ...tsconfig.compilerOptions, ...overrides }, '.');
+  expect(converted.errors).to.deep.equal([]);
+  return { ...converted.options, noEmit: true, skipLibCheck: true, types: ['node'], customConditions: ['workflow-webhooks-source'] };
+}
+
+describe('README\'s CommonJS TypeScript recipe', function () {
+  this.timeout(30_000);
+  const code = readmeBlock('### CommonJS TypeScript');
+
+  it('compiles as a CommonJS file under the tsconfig README prints, its imports becoming require() calls', () => {
+    expect(tsconfig.compilerOptions.module).to.equal('nodenext');
+    expect(compileErrors(code, optionsOf(), '.cts')).to.deep.equal([]);
+    const emitted = ts.transpileModule(code, { compilerOptions: { ...optionsOf(), noEmit: false }, fileName: 'server.cts' }).outputText;
+    expect(emitted).to.match(/require\("workflow-webhooks"\)/);
+  });
+
+  it('is refused under "module": "node16", as README says', () => {
+    const errors = compileErrors(code, optionsOf({ module: 'node16', moduleResolution: 'node16' }), '.cts');
+    expect(errors.join('\n')).to.match(/ECMAScript module|cannot be imported with 'require'/);
+  });
+});
