@@ -130,14 +130,10 @@ function startHandedOff(call: Call, executor: HandOffExecutor): StartedCall {
     const answer = accepted.then(() => writeResponse(call.res, receivedPlan(parameters, call.headerPolicy)));
     return { answer, ended: accepted };
   }
-  // A refusal stays a refusal (503, 429, 413), not a workflow failure: only the outcome goes through reporting.
-  // The call stopped waiting (caller gone, deadline, shutdown) while the run goes on elsewhere: that is no failure of
-  // the workflow, so it is not reported as one.
-  const reportUnlessStopped = (error: WebhookError): void => {
-    if (!(run.signal.aborted && (error === run.signal.reason || error.cause === run.signal.reason))) report(error);
-  };
+  // A refusal stays a refusal (503, 429, 413), not a workflow failure: only the outcome goes through reporting, whose
+  // reporter leaves out what the middleware's own stop caused (caller gone, deadline, shutdown) while the run goes on.
   const execution = accepted.then((handed) => reportedExecution({
-    run, events, onSettled, report: reportUnlessStopped,
+    run, events, onSettled, report,
     executor: () => handed.outcome ?? Promise.reject(new Error('The queue gave no outcome for a call that waits for one.')),
   }));
   if (parameters.responseMode !== 'onReceived') return { answer: answerFromRun(call, execution), ended: execution };

@@ -145,7 +145,10 @@ const hangUp = (): WebhookError => new WebhookError('BODY_ABORTED', 'The caller 
 function controllerOf(state: CallState): AbortController {
   if (state.controller === undefined) {
     state.controller = new AbortController();
-    if (state.hungUp) state.controller.abort(hangUp());
+    if (state.hungUp) {
+      state.stopReason ??= hangUp();
+      state.controller.abort(state.stopReason);
+    }
   }
   return state.controller;
 }
