@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { freePort, REDIS, RedisServer } from '../support/redis-server.js';
 import { findService, markNotRun } from '../support/services.js';
+import { alive } from '../support/alive.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -50,15 +51,6 @@ async function threeFreePorts(): Promise<number> {
     if (first + 2 <= 65535 && await canListen(first + 1) && await canListen(first + 2)) return first;
   }
   throw new Error('No three consecutive free ports found.');
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('example-app: npm run start:cluster', function () {

@@ -8,17 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { freePort, REDIS } from '../support/redis-server.js';
 import { findService, markNotRun } from '../support/services.js';
+import { alive } from '../support/alive.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 if (findService(REDIS) === undefined) {
   markNotRun('npm run start:queue', REDIS);
