@@ -11,7 +11,7 @@ export {
   type OpenApiDocument,
   type OpenApiRouteOptions,
 } from './webhooks/describe/index.js';
-export { MemoryWebhookRegistry } from './webhooks/registry/memory-registry.js';
+export { MemoryWebhookRegistry, type MemoryWebhookRegistryOptions } from './webhooks/registry/memory-registry.js';
 export {
   fromWorkflowExport,
   type ExportedNode,
@@ -51,4 +51,6 @@ export type { WebhookEvent, WebhookEventListener } from './webhooks/events.js';
 export type { AcceptedRun, HandOffContext, HandOffExecutor } from './webhooks/run/hand-off.js';
 export type * from './webhooks/types.js';
 export type * from './webhooks/registry/contract.js';
+export type * from './waiting/types.js';
+export type { WaitingMiddlewareOptions } from './waiting/settings.js';
 export { HTTP_METHODS, RESPONSE_DATA, RESPONSE_MODES, AUTHENTICATIONS, SIGNATURE_SCHEMES } from './webhooks/types.js';

@@ -11,7 +11,7 @@ const STAGES = ['registry', 'request', 'guards', 'payload', 'run', 'response'];
 /** Contracts every stage shares; they use no stage themselves. */
 const SHARED = ['types.ts', 'errors.ts', 'events.ts', 'logger.ts'];
 /** The wiring: it may use every stage. */
-const WIRING = ['middleware.ts', 'options.ts', 'option-checks.ts'];
+const WIRING = ['middleware.ts', 'call-wiring.ts', 'options.ts', 'option-checks.ts', 'option-limits.ts'];
 /**
  * Beside the request path, not on it (describe: the OpenAPI document): it reads the registry and the shared
  * contracts only, and only the wiring uses it, so no stage of a call depends on it.

@@ -154,6 +154,7 @@ function jobData(run: WebhookRun, call: HandOffContext, item: PackedItem | undef
     outputIndex: run.outputIndex, responseMode: call.responseMode, item: item ?? { json: {} }, storedAt: Date.now(),
   };
   if (run.workflowName !== undefined) data.workflowName = run.workflowName;
+  if (run.resume !== undefined) data.resume = run.resume;
   if (key !== undefined) data.idempotencyKey = key;
   if (call.settings?.concurrency !== undefined) data.concurrency = call.settings.concurrency;
   if (track) data.tracked = true;

@@ -4,6 +4,7 @@
  */
 import type { ExecutionHint, HttpMethod, ResponseMode, WebhookKind, WorkflowResponse } from '../webhooks/types.js';
 import type { PackedItem } from './binary/pack.js';
+import type { RunResume } from '../waiting/types.js';
 
 /** The data of every job; the job's name is the workflow's id. */
 export interface WebhookJobData {
@@ -27,6 +28,8 @@ export interface WebhookJobData {
   concurrency?: number;
   /** The run counts against the workflow's `settings.maxQueued` until it ends. */
   tracked?: true;
+  /** A run resumed from `suspend()`: its wait id, state and times (the worker's run gets it as `run.resume`). */
+  resume?: RunResume;
   /** When the web instance stored it, epoch milliseconds. */
   storedAt: number;
   /** Names this store of the job: a refusal marks it, so a later store under the same job id is not mistaken for it. */

@@ -3,7 +3,10 @@
  * reads raw options.
  */
 import { safeLogger, STDERR_LOGGER, type WebhookLogger } from '../webhooks/logger.js';
-import { byteSize, type ByteSize } from '../webhooks/option-checks.js';
+import { byteSize, publicUrl, type ByteSize } from '../webhooks/option-checks.js';
+import { DEFAULT_LIMITS } from '../webhooks/option-limits.js';
+import type { WebhookRegistry } from '../webhooks/registry/contract.js';
+import { resolveWaiting, type WaitingMiddlewareOptions, type WaitingSettings } from '../waiting/settings.js';
 import type { ExecutionResult } from '../webhooks/types.js';
 import type { QueuedWebhookRun } from './worker-run.js';
 import type { BinaryStore } from './binary/store.js';
@@ -57,7 +60,17 @@ export interface WebhookWorkerOptions extends Shared {
   stalledIntervalMs?: number;
   /** How many times a job whose worker died is run again before it is kept as failed. Default 2. */
   maxStalledCount?: number;
+  /**
+   * Lets runs `suspend()` on this worker: the registry the web instances use (Redis), their `waitingSecret` and
+   * `waitingPrefix`, and the public base of their addresses (`publicUrl`, e.g. `https://api.example.com/automation`).
+   */
+  waiting?: WorkerWaitingOptions;
   onEvent?: (event: WebhookWorkerEvent) => void;
+}
+
+export interface WorkerWaitingOptions extends WaitingMiddlewareOptions {
+  registry: WebhookRegistry;
+  publicUrl: string;
 }
 
 function count(name: string, value: number | undefined, fallback: number, least: number): number {
@@ -129,17 +142,30 @@ export interface ResolvedWorkerOptions extends ResolvedShared {
   lockDurationMs: number;
   stalledIntervalMs: number;
   maxStalledCount: number;
+  waiting: { settings: WaitingSettings; baseUrl: string } | undefined;
   onEvent: WebhookWorkerOptions['onEvent'];
+}
+
+function workerWaiting(given: WorkerWaitingOptions | undefined, maxRunMs: number, logger: WebhookLogger): ResolvedWorkerOptions['waiting'] {
+  if (given === undefined) return undefined;
+  const { registry, publicUrl: url, ...options } = given;
+  if (typeof registry?.lookup !== 'function') throw new TypeError('workflow-webhooks/queue: option waiting.registry must be the web instances\' webhook registry.');
+  const baseUrl = publicUrl(url);
+  if (baseUrl === undefined) throw new TypeError('workflow-webhooks/queue: option waiting.publicUrl must be the public base of the web instances\' addresses.');
+  const settings = resolveWaiting(options, registry, { limits: DEFAULT_LIMITS, maxRunMs: maxRunMs === 0 ? Infinity : maxRunMs, logger, onEvent: undefined });
+  return { settings, baseUrl };
 }
 
 export function resolveWorkerOptions(options: WebhookWorkerOptions): ResolvedWorkerOptions {
   const base = shared(options, 'createWebhookWorker');
   if (typeof options.executor !== 'function') throw new TypeError('workflow-webhooks/queue: createWebhookWorker needs { executor }, the workflow executor function.');
+  const maxRunMs = count('maxRunMs', options.maxRunMs, 600_000, 0);
   return {
     ...base,
     executor: options.executor,
     concurrency: count('concurrency', options.concurrency, 5, 1),
-    maxRunMs: count('maxRunMs', options.maxRunMs, 600_000, 0),
+    maxRunMs,
+    waiting: workerWaiting(options.waiting, maxRunMs, base.logger),
     lockDurationMs: count('lockDurationMs', options.lockDurationMs, 30_000, 100),
     stalledIntervalMs: count('stalledIntervalMs', options.stalledIntervalMs, 30_000, 100),
     maxStalledCount: count('maxStalledCount', options.maxStalledCount, 2, 0),

@@ -4,7 +4,11 @@
  * first answer wins and a later one (or one in a mode that does not answer from the workflow) is only reported.
  */
 import { WebhookError } from '../webhooks/errors.js';
-import type { HttpMethod, Item, WebhookKind, WebhookRun, WorkflowResponse } from '../webhooks/types.js';
+import type { CallEvents } from '../webhooks/events.js';
+import type { ExecutionResult, HttpMethod, Item, TriggerItem, WebhookKind, WebhookRun, WorkflowResponse } from '../webhooks/types.js';
+import { RunWaits } from '../waiting/run-waits.js';
+import type { WaitingSettings } from '../waiting/settings.js';
+import type { RunResume, SuspendedWait, SuspendOptions } from '../waiting/types.js';
 import type { WebhookJobData } from './job-data.js';
 
 /** A run on a worker: a `WebhookRun` with what a retried or repeated run needs to keep its side effects idempotent. */
@@ -27,7 +31,14 @@ export interface RunWiring {
   send: ((response: WorkflowResponse) => void) | undefined;
   report(error: WebhookError): void;
   progress(value: number | object): Promise<void>;
+  /** The worker's waiting settings (`waiting` option); undefined: a run that asks to wait is told what is missing. */
+  waiting: WaitingSettings | undefined;
+  /** Public base of the resume addresses (the web instances' `publicUrl`). */
+  baseUrl: string;
 }
+
+/** Worker runs are not watched by any call's events. */
+const NO_EVENTS: CallEvents = { active: false, emit: () => undefined };
 
 export class QueuedRun implements QueuedWebhookRun {
   readonly workflowId: string;
@@ -46,6 +57,8 @@ export class QueuedRun implements QueuedWebhookRun {
   readonly #report: RunWiring['report'];
   readonly #progress: RunWiring['progress'];
   #responded = false;
+  readonly #waits: RunWaits;
+  resume?: RunResume;
   /** The first respond() answer, kept with the job's result. */
   response: WorkflowResponse | undefined;
 
@@ -68,6 +81,39 @@ export class QueuedRun implements QueuedWebhookRun {
     this.#progress = wiring.progress;
     this.respond = this.respond.bind(this);
     this.progress = this.progress.bind(this);
+    if (data.resume !== undefined) this.resume = data.resume;
+    this.#waits = new RunWaits(wiring.waiting, {
+      run: this, baseUrl: wiring.baseUrl, workflowId: data.workflowId, workflowName: data.workflowName, nodeName: data.nodeName,
+      mode: data.mode, callId: data.callId, events: NO_EVENTS, resume: data.resume,
+    });
+  }
+
+  get resumeUrl(): string {
+    return this.#waits.resumeUrlFor('');
+  }
+
+  resumeUrlFor(suffix: string): string {
+    return this.#waits.resumeUrlFor(suffix);
+  }
+
+  /** A worker's run cannot wait in the run: the call arrives at a web instance, which cannot hand it to this process. */
+  waitForCall(): Promise<TriggerItem> {
+    return Promise.reject(new WebhookError('WAIT_NOT_CONFIGURED', 'run.waitForCall() cannot wait on a queue worker: the resume call arrives at a web instance.', {
+      hint: 'Use run.suspend() in queue mode: the resumed run is queued like any other.',
+    }));
+  }
+
+  suspend(options?: SuspendOptions): Promise<SuspendedWait> {
+    try {
+      return this.#waits.suspend(options);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  /** The run's outcome: its end releases its resume address. */
+  started(ended: Promise<ExecutionResult>): void {
+    this.#waits.started(ended);
   }
 
   respond(response: WorkflowResponse): void {

@@ -175,9 +175,12 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
         send: (response) => { reply({ jobId, type: 'respond', response: packResponse(response) }); },
         report: (error) => { options.logger.warn({ ...where, err: errorFields(error) }, error.message); },
         progress: (value) => job.updateProgress(value),
+        waiting: options.waiting?.settings, baseUrl: options.waiting?.baseUrl ?? '',
       });
       context.emit({ type: 'started', ...where, attempt });
-      const output = await options.executor(run);
+      const execution = Promise.resolve().then(() => options.executor(run as QueuedRun));
+      run.started(execution);
+      const output = await execution;
       judging = true;
       result = checkResult(output);
       packed = await packResult(result, options, data.replyTo !== undefined);

@@ -26,6 +26,11 @@ export interface RegistryKeys {
   relay(listenId: string, step: 'arrived' | 'settled'): string;
   /** String, expiring: a signed webhook's message id (its digest), remembered for every instance. */
   messageId(digest: string): string;
+  /** Hash, expiring: a run's wait entry (`status`, `resumedAt`, the entry's JSON); the key's prefix is `waitPrefix`. */
+  wait(waitId: string): string;
+  waitPrefix: string;
+  /** Sorted set: wait id → its expiry, for counting live waits and finding expired ones. */
+  waits: string;
 }
 
 export function registryKeys(prefix: string): RegistryKeys {
@@ -41,5 +46,8 @@ export function registryKeys(prefix: string): RegistryKeys {
     testWorkflows: `${prefix}test-workflows`,
     relay: (listenId, step) => `${prefix}relay:${listenId}:${step}`,
     messageId: (digest) => `${prefix}message:${digest}`,
+    wait: (waitId) => `${prefix}wait:${waitId}`,
+    waitPrefix: `${prefix}wait:`,
+    waits: `${prefix}waits`,
   };
 }

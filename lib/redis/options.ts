@@ -4,6 +4,7 @@
 import type { WorkflowWebhooks } from '../webhooks/types.js';
 import { errorFields, safeLogger, type WebhookLogger } from '../webhooks/logger.js';
 import type { RedisClientLike } from './client.js';
+import { checkMaxWaiting } from '../webhooks/registry/waits.js';
 
 /** What the registry reports about its link to Redis and the state it mirrors. */
 export type RedisRegistryEvent =
@@ -61,6 +62,8 @@ export interface RedisWebhookRegistryOptions {
   onEvent?: (event: RedisRegistryEvent) => void;
   /** Where the default `onEvent` writes (pino, console, the middleware's logger). Default: stderr. */
   logger?: WebhookLogger;
+  /** At most this many runs waiting for a call (waiting webhooks) across all instances; one more is refused `TOO_MANY_WAITING`. Default 100 000. */
+  maxWaiting?: number;
 }
 
 export interface ResolvedRedisOptions {
@@ -69,6 +72,7 @@ export interface ResolvedRedisOptions {
   commandTimeoutMs: number;
   staleAfterMs: number;
   changeLogLength: number;
+  maxWaiting: number;
   onEvent: (event: RedisRegistryEvent) => void;
 }
 
@@ -124,6 +128,7 @@ export function resolveRedisOptions(options: RedisWebhookRegistryOptions): Resol
     commandTimeoutMs: positive('commandTimeoutMs', options.commandTimeoutMs, 2000),
     staleAfterMs: positive('staleAfterMs', options.staleAfterMs, Number.POSITIVE_INFINITY),
     changeLogLength,
+    maxWaiting: checkMaxWaiting(options.maxWaiting),
     onEvent: (event) => {
       try {
         listener(event);

@@ -27,6 +27,9 @@ import { ProductionMirror } from './production-mirror.js';
 import { ACTIVATE, DEACTIVATE, ENSURE_EPOCH, type Script } from './scripts.js';
 import { loadSnapshot } from './snapshot.js';
 import { RedisTestListens } from './test-listens.js';
+import { RedisContact } from './contact.js';
+import { RedisWaits } from './waits.js';
+import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../waiting/types.js';
 
 function asError(value: unknown): Error {
   return value instanceof Error ? value : new Error(String(value));
@@ -45,13 +48,15 @@ export class RedisWebhookRegistry implements WebhookRegistry {
   #state: 'new' | 'starting' | 'ready' | 'closed' = 'new';
   #starting: Promise<void> | undefined;
   #resetting: Promise<LogPosition> | undefined;
-  #connected = false;
-  #lastContact = 0;
+  readonly #contact: RedisContact;
+  readonly #waits: RedisWaits;
 
   constructor(options: RedisWebhookRegistryOptions) {
     this.#options = resolveRedisOptions(options);
     this.#keys = registryKeys(this.#options.prefix);
     this.#link = new RedisLink(this.#options.client, this.#options.commandTimeoutMs, () => undefined);
+    this.#contact = new RedisContact(this.#options.onEvent);
+    this.#waits = new RedisWaits(this.#link, this.#keys, this.#options.maxWaiting, () => Date.now() + this.#clockOffset);
     this.#tests = new RedisTestListens({
       keys: this.#keys,
       instanceId: randomUUID(),
@@ -63,10 +68,7 @@ export class RedisWebhookRegistry implements WebhookRegistry {
     });
   }
 
-  /**
-   * Loads every route and starts following the change log. Rejects with REGISTRY_UNAVAILABLE when Redis cannot be
-   * reached; calling it again tries again. Every other method waits for it.
-   */
+  /** Loads every route and follows the change log; rejects REGISTRY_UNAVAILABLE without Redis (call again to retry). Every method waits for it. */
   ready(): Promise<void> {
     if (this.#state === 'closed') return Promise.reject(new WebhookError('REGISTRY_UNAVAILABLE', 'The Redis webhook registry was closed.'));
     this.#starting ??= this.#start().catch((error: unknown) => {
@@ -123,22 +125,32 @@ export class RedisWebhookRegistry implements WebhookRegistry {
     return rememberMessageId(this.#link, this.#keys, key, ttlMs);
   }
 
-  /**
-   * The production webhooks this instance serves (of one workflow, given its id), from its in-process mirror: what
-   * another instance changed is listed once the change log reached this one, within milliseconds.
-   */
+  /** The production webhooks this instance serves (of one workflow, given its id), from its mirror: another's changes within milliseconds. */
   async list(workflowId?: string): Promise<RegisteredWebhook[]> {
     await this.ready();
     return this.#production.list(workflowId);
   }
 
+  /** Waiting webhooks' entries, shared by every instance: any of them resumes a suspended run, and one call only. */
+  putWait(entry: WaitEntry, expect?: WaitStatus): Promise<boolean> {
+    return this.#waits.put(entry, expect);
+  }
+
+  getWait(waitId: string): Promise<WaitEntry | undefined> { return this.#waits.get(waitId); }
+
+  claimWait(waitId: string, resumedAt: number): Promise<WaitClaim> { return this.#waits.claim(waitId, resumedAt); }
+
+  onWaitExpired(listener: WaitExpiredListener): () => void {
+    return this.#waits.onExpired(listener, (error) => this.#options.onEvent({ type: 'error', error: asError(error), during: 'removing expired waits' }));
+  }
+
   health(): RedisRegistryHealth {
-    const sinceContactMs = this.#lastContact === 0 ? 0 : Date.now() - this.#lastContact;
-    const status = this.#state === 'ready' ? (this.#connected ? 'ready' : 'degraded') : this.#state === 'closed' ? 'closed' : 'starting';
+    const sinceContactMs = this.#contact.sinceMs;
+    const status = this.#state === 'ready' ? (this.#contact.connected ? 'ready' : 'degraded') : this.#state === 'closed' ? 'closed' : 'starting';
     return {
       status,
       sinceContactMs,
-      serving: this.#state === 'ready' && (this.#connected || sinceContactMs <= this.#options.staleAfterMs),
+      serving: this.#state === 'ready' && (this.#contact.connected || sinceContactMs <= this.#options.staleAfterMs),
       version: this.#reader?.position.version ?? 0,
       workflows: this.#production.size,
       testListens: this.#tests.size,
@@ -150,6 +162,7 @@ export class RedisWebhookRegistry implements WebhookRegistry {
     if (this.#state === 'closed') return;
     await this.#starting?.catch(() => undefined);
     await this.#tests.close();
+    this.#waits.close();
     this.#state = 'closed';
     await this.#reader?.stop();
     this.#link.close();
@@ -166,11 +179,12 @@ export class RedisWebhookRegistry implements WebhookRegistry {
       apply: (entry) => this.#apply(entry),
       reload: () => this.#reload(),
       idle: () => this.#checkEpoch(),
-      contact: (error) => this.#contact(error),
+      contact: (error) => this.#contact.record(error),
     }, position);
     this.#state = 'ready';
-    this.#contact();
+    this.#contact.record();
     this.#reader.start();
+    this.#waits.start();
     this.#options.onEvent({ type: 'ready', version: position.version, workflows: this.#production.size });
   }
 
@@ -203,10 +217,7 @@ export class RedisWebhookRegistry implements WebhookRegistry {
     return this.#resetting;
   }
 
-  /**
-   * The new store may have changed a kept workflow before this instance noticed the reset (another instance
-   * activated it again, or deactivated it): its log since the reset says so, the snapshot alone cannot.
-   */
+  /** A kept workflow the new store changed before this instance noticed the reset: its log says so, the snapshot cannot. */
   async #replayForKept(position: LogPosition): Promise<void> {
     if (this.#production.kept === 0 || position.version === 0) return;
     const reply = await this.#link.command(['XRANGE', this.#keys.log, '-', position.id], 'reading the changes since the reset');
@@ -266,20 +277,6 @@ export class RedisWebhookRegistry implements WebhookRegistry {
     this.#production.settle(entry.version);
   }
 
-  #contact(error?: unknown): void {
-    if (error === undefined) {
-      const downMs = this.#lastContact === 0 ? 0 : Date.now() - this.#lastContact;
-      this.#lastContact = Date.now();
-      if (this.#connected) return;
-      this.#connected = true;
-      if (downMs > 0) this.#options.onEvent({ type: 'reconnected', downMs });
-      return;
-    }
-    if (!this.#connected) return;
-    this.#connected = false;
-    this.#options.onEvent({ type: 'disconnected', error: asError(error) });
-  }
-
   #isClosed(): boolean {
     return this.#state === 'closed';
   }
@@ -290,7 +287,7 @@ export class RedisWebhookRegistry implements WebhookRegistry {
         hint: 'await registry.ready() before the server takes calls.',
       });
     }
-    if (!this.#connected && Date.now() - this.#lastContact > this.#options.staleAfterMs) {
+    if (this.#contact.stale(this.#options.staleAfterMs)) {
       throw new WebhookError('REGISTRY_UNAVAILABLE', 'The webhook registry has lost Redis for longer than staleAfterMs allows.', {
         hint: 'Calls are refused until Redis answers again, so that no call is served from an out-of-date table.',
       });

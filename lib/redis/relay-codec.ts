@@ -21,7 +21,7 @@ function reviver(_key: string, value: unknown): unknown {
   return value;
 }
 
-type PlainRun = Omit<WebhookRun, 'respond' | 'signal'>;
+type PlainRun = Pick<WebhookRun, 'workflowId' | 'workflowName' | 'nodeName' | 'mode' | 'method' | 'outputIndex' | 'items' | 'callId'>;
 
 export function encodeRun(run: WebhookRun): string {
   const { workflowId, workflowName, nodeName, mode, method, outputIndex, items, callId } = run;
@@ -29,10 +29,14 @@ export function encodeRun(run: WebhookRun): string {
   return JSON.stringify(plain, replacer);
 }
 
-/** The run as the listener sees it: its data; respond() does nothing and the signal never aborts here. */
+/** The run as the listener sees it: its data; respond() does nothing, the signal never aborts, and it cannot wait here. */
 export function decodeRun(text: string): WebhookRun {
   const plain = JSON.parse(text, reviver) as PlainRun;
-  return { ...plain, respond: () => undefined, signal: new AbortController().signal };
+  const elsewhere = (): never => { throw new Error('This run ran on another instance; only that instance can make it wait.'); };
+  return {
+    ...plain, respond: () => undefined, signal: new AbortController().signal,
+    get resumeUrl(): string { return elsewhere(); }, resumeUrlFor: elsewhere, waitForCall: elsewhere, suspend: elsewhere,
+  };
 }
 
 interface PlainOutcome {

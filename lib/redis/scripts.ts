@@ -12,7 +12,7 @@ export interface Script {
 }
 
 /** A script; `guarded` ones start with the epoch and deadline checks of PREAMBLE. */
-function script(body: string, guarded = true): Script {
+export function script(body: string, guarded = true): Script {
   const source = guarded ? `${PREAMBLE}\n${body}` : body;
   return { source, sha: createHash('sha1').update(source).digest('hex') };
 }

@@ -106,6 +106,24 @@ export const ERROR_CODES = {
   TOO_MANY_RUNS: 429,
   /** Queue mode: the call's files are larger than `inlineBinaryBytes` and no binary store is configured (or the store's limit). */
   QUEUE_PAYLOAD_TOO_LARGE: 413,
+  /** A waiting address whose id is unknown, malformed or expired, or whose suffix is missing or another. */
+  WAIT_NOT_FOUND: 404,
+  /** A waiting address called without its `signature` query parameter, or with a wrong one. */
+  WAIT_SIGNATURE_INVALID: 401,
+  /** A waiting address whose run is running and not waiting for a call (not yet, or no longer). */
+  WAIT_RUN_RUNNING: 409,
+  /** A waiting address another call resumed first; its run is running. */
+  WAIT_ALREADY_RESUMED: 409,
+  /** A waiting address whose run has ended. */
+  WAIT_RUN_FINISHED: 409,
+  /** A waiting address whose run waits in the run (`waitForCall()`) on another instance of the server. */
+  WAIT_ON_OTHER_INSTANCE: 421,
+  /** `run.waitForCall()` reached its `timeoutMs` with nobody calling (the run sees it; no caller does). */
+  WAIT_TIMED_OUT: 504,
+  /** A run asked to wait, but the middleware has no `waitingSecret`, or the registry keeps no waits. */
+  WAIT_NOT_CONFIGURED: 500,
+  /** A run asked to wait while the registry holds `maxWaiting` waiting runs. */
+  TOO_MANY_WAITING: 503,
   /** An unexpected failure inside the middleware. */
   INTERNAL_ERROR: 500,
 } as const satisfies Record<string, number>;

@@ -40,6 +40,13 @@ export type WebhookEvent =
   | (WorkflowEvent & { type: 'executed'; items: number })
   /** The executor failed (threw, rejected, returned no items array, or never called respond()). */
   | (WorkflowEvent & { type: 'failed'; error: WebhookError })
+  /**
+   * Waiting webhooks: a run began waiting at its resume address (`inRun`: `waitForCall()`; `suspended`: `suspend()`);
+   * a call resumed it (an event of that call); the address expired with nobody calling. `nodeName` is the wait's.
+   */
+  | (WorkflowEvent & { type: 'waiting'; waitId: string; form: 'inRun' | 'suspended'; expiresAt: number })
+  | (WorkflowEvent & { type: 'resumed'; waitId: string; form: 'inRun' | 'suspended' })
+  | (WorkflowEvent & { type: 'expired'; waitId: string; form: 'inRun' | 'suspended' })
   /** The response deadline passed before the workflow answered. */
   | (WorkflowEvent & { type: 'timedOut' })
   /**

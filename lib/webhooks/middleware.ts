@@ -2,25 +2,23 @@
  * The middleware only wires the stages of the request path, each in its own folder:
  * request (target, limits, match) → guards → payload → run (dispatch, execute) → response.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toWebhookError, WebhookError } from './errors.js';
+import { toWebhookError } from './errors.js';
 import { callEvents, type CallEvents } from './events.js';
 import { errorFields } from './logger.js';
 import { resolveOptions, type ResolvedOptions, type WebhookMiddlewareOptions } from './options.js';
-import type { WebhookExecutor, WebhookMiddleware, WebhookRun, WebhookShutdownResult } from './types.js';
-import type { RegisteredWebhook, WebhookRegistry } from './registry/contract.js';
+import type { WebhookExecutor, WebhookMiddleware, WebhookShutdownResult } from './types.js';
+import type { WebhookRegistry } from './registry/contract.js';
 import { readRequestTarget, requestMountPath, type RequestTarget } from './request/target.js';
 import { checkRequestLimits } from './request/limits.js';
 import { matchWebhook, notListening } from './request/match.js';
 import { corsHeaders } from './guards/cors.js';
 import { guardCall, type GuardSettings } from './guards/index.js';
 import { answerOptions } from './guards/preflight.js';
-import { InProcessReplayMemory, type ReplayMemory } from './registry/message-ids.js';
-import { isHandOff } from './run/hand-off.js';
 import { parsePayload, type PayloadSettings } from './payload/index.js';
 import { parseQuery } from './payload/query.js';
-import { buildRun } from './run/build-run.js';
+import { buildRun, runStarted } from './run/build-run.js';
+import { isHandOff } from './run/hand-off.js';
 import { baseUrlResolver } from './request/host.js';
 import { documentRoute } from './describe/serve.js';
 import { InFlight } from './run/in-flight.js';
@@ -40,11 +38,12 @@ import {
   watchClose,
   type CallState,
 } from './run/call-state.js';
-import { startCall, writeSuccess, type Call } from './response/answer-call.js';
+import { answerResumed, startCall, type Call, type StartedCall } from './response/answer-call.js';
 import { ignoreRespond, reporter } from './run/report.js';
-import type { ResponsePlan } from './response/build-plan.js';
-import type { HeaderPolicy } from './response/finalize.js';
 import { createResponder, NO_RESPONDER } from './response/workflow-responder.js';
+import { callIdOf, replayMemoryOf, shuttingDown, warnOnce, workflowOf, writerOf } from './call-wiring.js';
+import { waitingSettings, type WaitingSettings } from '../waiting/settings.js';
+import { claimWaitCall, matchWait, resumeInRun, waitingOptions, watchExpiries, type WaitMatch } from '../waiting/serve.js';
 import { sendError } from './response/error-answer.js';
 import { writeResponse } from './response/write-plan.js';
 import { addHeader } from './response/host-headers.js';
@@ -71,7 +70,7 @@ export function createWebhookMiddleware(
     throw new TypeError('workflow-webhooks: the second argument must be the workflow executor function.');
   }
   const resolved = resolveOptions(options);
-  const prefixes = { production: resolved.productionPrefix, test: resolved.testPrefix };
+  const prefixes = { production: resolved.productionPrefix, test: resolved.testPrefix, waiting: resolved.waiting.prefix };
   const shared: SharedSettings = {
     guard: { proxyHops: resolved.proxyHops, credentials: resolved.credentials, replay: replayMemoryOf(registry, executor) },
     payload: {
@@ -94,9 +93,14 @@ export function createWebhookMiddleware(
   });
 
   const baseUrlOf = baseUrlResolver(resolved);
-  const context: Context = { registry, executor, options: resolved, shared, inFlight, baseUrlOf };
+  const waiting = waitingSettings(resolved.waiting, registry, {
+    limits: resolved.limits, maxRunMs: resolved.maxRunMs, logger: resolved.logger, onEvent: resolved.onEvent,
+  });
+  const stopWatching = watchExpiries(registry, resolved.onEvent);
+  const context: Context = { registry, executor, options: resolved, shared, inFlight, baseUrlOf, waiting };
   const openApi = resolved.openApi && documentRoute(registry, resolved.openApi, {
     productionPrefix: resolved.productionPrefix, timeoutStatus: resolved.deadline.status, credentials: resolved.credentials,
+    waitingPrefix: resolved.waiting.secret === undefined ? undefined : resolved.waiting.prefix,
     baseUrlOf: (req) => baseUrlOf(req, requestMountPath(req)),
   });
 
@@ -112,6 +116,7 @@ export function createWebhookMiddleware(
   return Object.assign(middleware, {
     close: async (closeOptions: { timeoutMs?: number } = {}): Promise<WebhookShutdownResult> => {
       const timeoutMs = closeOptions.timeoutMs ?? 10_000;
+      stopWatching();
       const result = await inFlight.drain(timeoutMs);
       if (result.aborted > 0) {
         resolved.logger.warn({ ...result, timeoutMs },
@@ -122,17 +127,6 @@ export function createWebhookMiddleware(
   });
 }
 
-/**
- * Signed message ids go where the registry keeps shared state (Redis: every instance sees them), else in process. An
- * executor that deduplicates (queue mode) answers a repeated id as the first call instead, so none is refused here.
- */
-function replayMemoryOf(registry: WebhookRegistry, executor: WebhookExecutor): ReplayMemory {
-  if (isHandOff(executor) && executor.deduplicates) return EVERY_ID_NEW;
-  const shared = registry.rememberMessageId?.bind(registry);
-  return shared === undefined ? new InProcessReplayMemory() : { remember: shared };
-}
-
-const EVERY_ID_NEW: ReplayMemory = { remember: () => true };
 
 /** Everything a call needs that the factory made once. */
 interface Context {
@@ -143,6 +137,8 @@ interface Context {
   inFlight: InFlight<CallState>;
   /** The origin and mount path callers use, for `webhookUrl`; throws HOST_NOT_ALLOWED outside `allowedHosts`. */
   baseUrlOf: (req: IncomingMessage, mountPath: string) => string;
+  /** Resume addresses: their secret, the registry's wait entries, this process's in-run waits. */
+  waiting: WaitingSettings;
 }
 
 function serveCall(req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, target: RequestTarget, context: Context): void {
@@ -153,7 +149,7 @@ function serveCall(req: IncomingMessage, res: ServerResponse, next: (err?: unkno
   watchClose(res, state);
   const wiring: Wiring = {
     registry: context.registry, executor: context.executor, options, shared: context.shared, inFlight: context.inFlight,
-    baseUrlOf: context.baseUrlOf, events, state,
+    baseUrlOf: context.baseUrlOf, waiting: context.waiting, events, state,
   };
   // Once the call is answered with an error, a later one (the pipeline's own, after a stop answered it) is dropped.
   let failed = false;
@@ -191,33 +187,7 @@ interface Wiring extends Context {
   state: CallState;
 }
 
-const REQUEST_ID = /^[\w.:@/+=-]{1,200}$/;
 
-/** The caller's request id when it is a sane token, else a new one. */
-function callIdOf(req: IncomingMessage, header: string): string {
-  const given = req.headers[header];
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-}
-
-function workflowOf(webhook: RegisteredWebhook | undefined): { workflowId?: string; nodeName?: string } {
-  return webhook === undefined ? {} : { workflowId: webhook.workflowId, nodeName: webhook.nodeName };
-}
-
-/** Activation warnings (unknown node options), logged the first time a webhook with them is served. */
-const warned = new WeakSet<object>();
-
-function warnOnce(warnings: RegisteredWebhook['warnings'] & object, logger: ResolvedOptions['logger']): void {
-  if (warned.has(warnings)) return;
-  warned.add(warnings);
-  for (const warning of warnings) logger.warn({ ...warning }, warning.message);
-}
-
-function shuttingDown(): WebhookError {
-  return new WebhookError('SHUTTING_DOWN', 'The server is shutting down and takes no new webhook calls.', {
-    hint: 'Try again in a moment; another instance may take the call.',
-    headers: { 'retry-after': '5', connection: 'close' },
-  });
-}
 
 async function handleCall(req: IncomingMessage, res: ServerResponse, target: RequestTarget, wiring: Wiring): Promise<void> {
   const { options, state, events } = wiring;
@@ -229,10 +199,12 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
     events.emit({ type: 'received', method, path: target.rawPath });
     endRun(state);
     endFiles(state);
-    await writeResponse(res, await answerOptions(req, wiring.registry, target));
+    await writeResponse(res, await (target.kind === 'waiting' ? waitingOptions(wiring.waiting, target, req) : answerOptions(req, wiring.registry, target)));
     return;
   }
-  const { webhook, params } = await matchWebhook(wiring.registry, target, method);
+  // A resume address is found through its wait; every other address through the registry's routes.
+  const waitMatch = target.kind === 'waiting' ? await matchWait(wiring.waiting, target, method) : undefined;
+  const { webhook, params } = waitMatch ?? await matchWebhook(wiring.registry, target, method);
   state.webhook = webhook;
   if (webhook.warnings !== undefined) warnOnce(webhook.warnings, options.logger);
   if (events.active) events.emit({ type: 'received', method, path: target.rawPath, workflowId: webhook.workflowId, nodeName: webhook.nodeName });
@@ -241,11 +213,12 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
   for (const name in cors) addHeader(res, name, cors[name] as string);
   const guarded = guardCall(req, webhook, wiring.shared.guard);
   const auth = guarded instanceof Promise ? await guarded : guarded;
-  const payload = await parsePayload(req, wiring.shared.payload, webhook.parameters, auth !== undefined && 'signature' in auth ? auth.signature : undefined);
+  const payloadSettings = waitMatch === undefined ? wiring.shared.payload : { ...wiring.shared.payload, limits: waitMatch.wait.limits };
+  const payload = await parsePayload(req, payloadSettings, webhook.parameters, auth !== undefined && 'signature' in auth ? auth.signature : undefined);
   state.release = cleanupOf(payload);
   let ended: Promise<unknown> | undefined;
   try {
-    const report = reporter(options, state, webhook, target.kind);
+    const report = reporter(options, state, webhook, webhook.kind);
     const parameters = webhook.parameters;
     const responder = parameters.responseMode === 'responseNode'
       ? createResponder(writerOf(res, parameters, options.headerPolicy), report)
@@ -257,11 +230,13 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
       query: parseQuery(target.search),
       payload,
       baseUrl,
-      prefix: target.kind === 'test' ? options.testPrefix : options.productionPrefix,
+      prefix: target.kind === 'waiting' ? options.waiting.prefix : target.kind === 'test' ? options.testPrefix : options.productionPrefix,
       signal: signalOf(state),
       respond: parameters.responseMode === 'responseNode' ? responder.respond : ignoreRespond(report),
       jwtPayload: auth !== undefined && 'jwtPayload' in auth ? auth.jwtPayload : undefined,
       callId: state.callId,
+      events,
+      waiting: wiring.waiting,
     });
     // close() stopped the call while its body was read: it was answered 503, and no run starts after shutdown.
     if (state.stopReason !== undefined) throw state.stopReason;
@@ -270,6 +245,13 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
     const claim = target.kind === 'test' ? await wiring.registry.claimTestCall(webhook) : undefined;
     if (target.kind === 'test' && claim === undefined) throw notListening(method, target.rawPath, 'received');
     claim?.arrived(run);
+    const resumed = waitMatch === undefined ? undefined : await claimWaitCall(wiring.waiting, waitMatch);
+    if (resumed !== undefined) {
+      if (resumed.form === 'suspended') run.resume = { waitId: resumed.waitId, state: resumed.state, startedAt: resumed.startedAt, resumedAt: resumed.resumedAt ?? Date.now() };
+      if (events.active) events.emit({ type: 'resumed', waitId: resumed.waitId, form: resumed.form ?? 'suspended', workflowId: webhook.workflowId, nodeName: webhook.nodeName, mode: webhook.kind });
+    }
+    // Resuming a run that waits here hands it the item now; nothing can fail between the claim and the hand-over.
+    const resumedRun = resumed?.form === 'inRun' ? resumeInRun(wiring.waiting, waitMatch as WaitMatch, run, responder) : undefined;
     const call: Call = {
       res, run, executor: wiring.executor, parameters, headerPolicy: options.headerPolicy, responder, abort: stopperOf(state),
       deadline: options.deadline, stops: state, events, report,
@@ -277,7 +259,9 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
     };
     state.executing = true;
     state.runStartedAt = Date.now();
-    const started = startCall(call);
+    const started: StartedCall = resumedRun === undefined ? startCall(call) : answerResumed(call, resumedRun);
+    // A run handed off (queue mode) runs on a worker, whose own run keeps its resume address.
+    if (resumedRun === undefined && !isHandOff(wiring.executor)) runStarted(run, started.ended);
     ended = started.ended;
     if (started.answer !== undefined) await started.answer;
   } finally {
@@ -285,7 +269,4 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
   }
 }
 
-/** How a responseNode answer is written; the responder drops it once the call is answered. */
-function writerOf(res: ServerResponse, parameters: RegisteredWebhook['parameters'], headerPolicy: HeaderPolicy): (plan: ResponsePlan) => void {
-  return (plan) => { void writeSuccess({ res, parameters, headerPolicy }, plan); };
-}
+

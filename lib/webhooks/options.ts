@@ -2,60 +2,25 @@
  * Middleware options: validated and defaulted once, at the factory, into one frozen object. Nothing deeper reads
  * raw options or environment variables. A bad option throws a TypeError naming it.
  */
-import { accessSync, constants, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { isAbsolute } from 'node:path';
 import type { WebhookError } from './errors.js';
 import type { DeadlineSettings } from './run/deadline.js';
 import type { WebhookEventListener } from './events.js';
 import type { CredentialResolver } from './guards/authenticate.js';
 import type { PayloadLimits } from './payload/limits.js';
+import { resolveLimits, resolveUploads, type WebhookLimitsOptions, type WebhookUploadsOptions } from './option-limits.js';
 import type { RequestLimits } from './request/limits.js';
 import type { WebhookKind } from './types.js';
 import { safeLogger, STDERR_LOGGER, type WebhookLogger } from './logger.js';
 import { OPEN_HEADER_POLICY, type HeaderPolicy } from './response/finalize.js';
 import { isHeaderName } from './registry/node-options.js';
-import { allowedHosts, byteSize, fail, group, positiveInteger, prefix, publicUrl, type ByteSize } from './option-checks.js';
+import { allowedHosts, fail, prefix, publicUrl } from './option-checks.js';
+
+export type { WebhookLimitsOptions, WebhookUploadsOptions } from './option-limits.js';
 import type { WorkflowFailureContext } from './run/report.js';
+import { resolveWaitingOptions, type ResolvedWaitingOptions, type WaitingMiddlewareOptions } from '../waiting/settings.js';
 import { resolveOpenApiRoute, type OpenApiRouteOptions, type ResolvedOpenApiRoute } from './describe/settings.js';
 
-/** Payload limits in bytes (a number, or a string such as `'500kb'`, `'1mb'`) or counts; past one, the call gets a
- * 413 whose code names it. */
-export interface WebhookLimitsOptions {
-  /** Buffered bodies (JSON, form, text, XML), after inflating. Default 16 MiB. */
-  bodySize?: ByteSize;
-  /** Whole-body binary uploads (any other content type). Default 200 MiB. */
-  binarySize?: ByteSize;
-  /** One multipart file. Default 200 MiB. */
-  fileSize?: ByteSize;
-  /** All multipart files of one call. Default 200 MiB. */
-  totalFileSize?: ByteSize;
-  /** Multipart files per call. Default 100. */
-  files?: number;
-  /** Form fields per call (multipart and urlencoded). Default 1000. */
-  fields?: number;
-  /** Multipart parts per call (fields + files). Default 1100. */
-  parts?: number;
-  /** One multipart field value. Default 1 MiB. */
-  fieldSize?: ByteSize;
-  /** One multipart field or file field name. Default 200 bytes. */
-  fieldNameSize?: ByteSize;
-  /** The request URL, in characters. Default 8192 (414 past it). */
-  urlLength?: number;
-  /** Request headers. Default 100 (431 past it). */
-  headerCount?: number;
-  /** Bytes of all request header names and values. Default 12 KiB (431 past it). */
-  headerSize?: ByteSize;
-}
-
-export interface WebhookUploadsOptions {
-  /** Where files that do not stay in memory are written. Default: the OS temp directory. */
-  tempDir?: string;
-  /** Bytes of one call's files kept in memory before the rest goes to disk. Default 1 MiB. */
-  memoryThreshold?: ByteSize;
-}
-
-export interface WebhookMiddlewareOptions {
+export interface WebhookMiddlewareOptions extends WaitingMiddlewareOptions {
   /** First path segment of production addresses. Default `webhook`. */
   productionPrefix?: string;
   /** First path segment of test addresses. Default `webhook-test`. */
@@ -143,52 +108,13 @@ export interface ResolvedOptions {
   bodyTimeoutMs: number;
   headerPolicy: HeaderPolicy;
   openApi: ResolvedOpenApiRoute | undefined;
+  /** Resume addresses: their signing secret (undefined: runs cannot wait) and prefix. */
+  waiting: ResolvedWaitingOptions;
 }
 
-const MIB = 1024 * 1024;
 const KNOWN_OPTIONS = new Set(['productionPrefix', 'testPrefix', 'publicUrl', 'allowedHosts', 'errorHandling', 'onWorkflowError', 'limits', 'uploads',
   'responseTimeoutMs', 'timeoutStatus', 'onEvent', 'proxyHops', 'credentials', 'logger', 'requestIdHeader', 'maxRunMs', 'bodyTimeoutMs',
-  'forbiddenResponseHeaders', 'openApi']);
-
-export const DEFAULT_LIMITS: Readonly<PayloadLimits & RequestLimits> = Object.freeze({
-  bodySize: 16 * MIB,
-  binarySize: 200 * MIB,
-  fileSize: 200 * MIB,
-  totalFileSize: 200 * MIB,
-  files: 100,
-  fields: 1000,
-  parts: 1100,
-  fieldSize: MIB,
-  fieldNameSize: 200,
-  urlLength: 8192,
-  headerCount: 100,
-  headerSize: 12 * 1024,
-});
-
-const BYTE_LIMITS = new Set<string>(['bodySize', 'binarySize', 'fileSize', 'totalFileSize', 'fieldSize', 'fieldNameSize', 'headerSize']);
-
-function resolveLimits(value: WebhookLimitsOptions | undefined): Readonly<PayloadLimits & RequestLimits> {
-  const names = Object.keys(DEFAULT_LIMITS) as (keyof typeof DEFAULT_LIMITS)[];
-  const given = group('limits', value, names);
-  const limits = { ...DEFAULT_LIMITS };
-  for (const name of names) limits[name] = (BYTE_LIMITS.has(name) ? byteSize : positiveInteger)(`limits.${name}`, given[name], DEFAULT_LIMITS[name]);
-  return Object.freeze(limits);
-}
-
-function resolveUploads(value: WebhookUploadsOptions | undefined): Readonly<ResolvedOptions['uploads']> {
-  const given = group('uploads', value, ['tempDir', 'memoryThreshold']);
-  const tempDir = given.tempDir ?? tmpdir();
-  if (typeof tempDir !== 'string' || !isAbsolute(tempDir)) fail('uploads.tempDir', 'an absolute directory path', tempDir);
-  // Created if missing and proven writable now, so a bad directory fails at start-up rather than on the first upload.
-  try {
-    mkdirSync(tempDir, { recursive: true });
-    accessSync(tempDir, constants.W_OK | constants.X_OK);
-  } catch (error) {
-    fail('uploads.tempDir', `a directory this process can create and write (${(error as Error).message})`, tempDir);
-  }
-  const memoryThreshold = byteSize('uploads.memoryThreshold', given.memoryThreshold, MIB, true);
-  return Object.freeze({ tempDir, memoryThreshold });
-}
+  'forbiddenResponseHeaders', 'openApi', 'waitingSecret', 'waitingPrefix']);
 
 function resolveDeadline(ms: unknown, status: unknown): DeadlineSettings {
   let timeout = 100_000;
@@ -275,6 +201,7 @@ export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly
   const productionPrefix = prefix('productionPrefix', options.productionPrefix, 'webhook');
   const testPrefix = prefix('testPrefix', options.testPrefix, 'webhook-test');
   if (testPrefix.toLowerCase() === productionPrefix.toLowerCase()) fail('testPrefix', 'different from productionPrefix', testPrefix);
+  const waiting = resolveWaitingOptions(options, [productionPrefix, testPrefix]);
   const logger = resolveLogger(options.logger);
   return Object.freeze({
     productionPrefix,
@@ -294,6 +221,7 @@ export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly
     maxRunMs: duration('maxRunMs', options.maxRunMs, 600_000, true),
     bodyTimeoutMs: duration('bodyTimeoutMs', options.bodyTimeoutMs, 30_000, false),
     headerPolicy: resolveHeaderPolicy(options.forbiddenResponseHeaders, logger),
-    openApi: resolveOpenApiRoute(options.openApi, [productionPrefix, testPrefix]),
+    openApi: resolveOpenApiRoute(options.openApi, [productionPrefix, testPrefix, waiting.prefix]),
+    waiting,
   });
 }

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionHint } from '../definitions/hints.js';
+import type { RunWaiting, SuspendOptions } from '../waiting/types.js';
 
 export type { ExecutionHint };
 
@@ -66,10 +67,7 @@ export interface WebhookNodeOptions {
   rawBody?: boolean;
   /** Node version 1: the whole body, of any type, becomes binary `binaryPropertyName` (default `data`); `body` is `{}`. */
   binaryData?: boolean;
-  /**
-   * The answer's status as node versions 2 and later store it: a listed code, or `customCode` with its number. A
-   * top-level `responseCode` (versions 1 and 1.1) wins over it.
-   */
+  /** The answer's status as node versions 2+ store it: a listed code, or `customCode` with its number (a top-level `responseCode` wins). */
   responseCode?: { values: { responseCode?: number | 'customCode'; customCode?: number } };
   /** Binary property of a raw upload; multipart files become `<name>0`, `<name>1`, … */
   binaryPropertyName?: string;
@@ -85,10 +83,7 @@ export interface WebhookNodeOptions {
   noResponseBody?: boolean;
   /** responseMode `onReceived`: a fixed text to answer with instead of `{"message":"Workflow was started"}`. */
   responseData?: string;
-  /**
-   * Workflows stored as JSON may hold keys this node does not know: they are ignored, and activation reports each one
-   * in the webhook's `warnings`.
-   */
+  /** Keys this node does not know (workflows stored as JSON may hold them) are ignored and reported in the webhook's `warnings`. */
   [option: string]: unknown;
 }
 
@@ -110,10 +105,7 @@ export interface WebhookNodeParameters {
 
 export interface WebhookNode {
   name: string;
-  /**
-   * The node's type as an n8n workflow export stores it. When given, it must be a Webhook trigger
-   * (`n8n-nodes-base.webhook`): any other node is refused, whatever parameters it has.
-   */
+  /** The node's type as an n8n export stores it; when given, it must be a Webhook trigger (`n8n-nodes-base.webhook`), else refused. */
   type?: string;
   /** The node's version as the platform stores it (1, 1.1, 2, 2.1); both parameter layouts are read whatever it says. */
   typeVersion?: number;
@@ -152,9 +144,11 @@ export interface WorkflowWebhooks {
   nodes: WebhookNode[];
   /** How its runs are scheduled in queue mode. */
   settings?: WorkflowSettings;
+  /** Its Wait nodes that resume on a webhook call, by node name, as options for `run.waitForCall()` or `run.suspend()` (registries ignore them). */
+  waits?: Record<string, SuspendOptions>;
 }
 
-/** Production (an active workflow's address) or test (listening for one test event). */
+/** Production (an active workflow's address) or test (listening for one test event); a resumed run keeps its mode. */
 export type WebhookKind = 'production' | 'test';
 
 /** The coarse kind of a binary entry's media type (`image/png` → `image`, `application/pdf` → `pdf`). */
@@ -237,12 +231,12 @@ export interface WorkflowResponse {
 }
 
 /**
- * One webhook call, handed to the host's executor. `Body` types `items[0].json.body`, e.g.
- * `WebhookRun<{ name: string }>`. Without it the items are plain `Item`s, whose `json.body` is `unknown`: the
- * default `any` only lets a run (and an executor) of every body type fit where a plain one is expected, and no `any`
- * reaches the run's data.
+ * One webhook call, handed to the host's executor. `Body` types `items[0].json.body`, e.g. `WebhookRun<{ name: string }>`.
+ * Without it the items are plain `Item`s, whose `json.body` is `unknown`: the default `any` only lets a run (and an
+ * executor) of every body type fit where a plain one is expected, and no `any` reaches the run's data. A run can wait
+ * for a call at its own resume address (`resumeUrl`, `waitForCall()`, `suspend()`).
  */
-export interface WebhookRun<Body = any> {
+export interface WebhookRun<Body = any> extends RunWaiting {
   workflowId: string;
   workflowName: string | undefined;
   nodeName: string;

@@ -8,7 +8,7 @@ const COUNT = Number(process.env.FUZZ_REQUESTS ?? 3000);
 describe('the request path under hostile requests', function fuzz() {
   this.timeout(120_000);
 
-  it(`survives ${COUNT} generated hostile requests: no crash, no 5xx, no hang, JSON errors with codes, no refused call executed, no temp file left`, async () => {
+  it(`survives ${COUNT} generated hostile requests: no crash, no 5xx, no hang, JSON errors with codes, no refused call executed, no resume without the right signature, no temp file left`, async () => {
     const temp = makeTempDir();
     const server = await startFuzzServer(temp.path);
     try {
@@ -16,6 +16,9 @@ describe('the request path under hostile requests', function fuzz() {
       expect(report.violations, JSON.stringify(report, null, 2)).to.deep.equal([]);
       expect(Object.keys(report.statuses).length).to.be.greaterThan(5);
       expect(server.executed.size).to.be.greaterThan(0);
+      // Each wait takes one call: the rightly signed ones resumed them, and the fuzz reached every kind of answer there.
+      expect(server.resumed.size).to.be.within(1, 3);
+      expect(Object.keys(report.statuses)).to.include.members(['401', '404', '409']);
       await eventually(() => temp.files().length === 0, 5000);
     } finally {
       await server.close();

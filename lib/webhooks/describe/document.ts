@@ -9,6 +9,7 @@ import { HTTP_METHODS } from '../types.js';
 import { operationIdOf, operationOf, workflowLabel } from './operation.js';
 import { errorComponents, errorSchema } from './responses.js';
 import { credentialOf, SecuritySchemes, type CredentialLookup } from './security.js';
+import { waitingPath } from './waiting.js';
 
 /** An OpenAPI 3.1 document, as JSON. */
 export interface OpenApiDocument {
@@ -35,6 +36,8 @@ export interface DocumentSettings {
   productionPrefix: string;
   /** Status of the deadline's answer (the middleware's `timeoutStatus`). */
   timeoutStatus: number;
+  /** The middleware's waitingPrefix when resume addresses are described. */
+  waitingPrefix?: string | undefined;
   credentials: CredentialLookup | undefined;
 }
 
@@ -116,11 +119,18 @@ export async function buildDocument(webhooks: readonly RegisteredWebhook[], sett
     tags.set(workflowLabel(webhook), webhook.workflowId);
   }
   const schemes = security.schemes;
+  if (settings.waitingPrefix !== undefined) {
+    const [key, item] = waitingPath(settings.waitingPrefix);
+    paths[key] = item;
+    tags.set('Waiting runs', '');
+  }
   return {
     openapi: '3.1.0',
     info: { title: settings.title, version: settings.version, description: settings.description ?? DEFAULT_DESCRIPTION },
     servers: [{ url: settings.baseUrl }],
-    tags: [...tags].sort(([a], [b]) => compare(a, b)).map(([name, workflowId]) => ({ name, description: `Workflow ${workflowId}` })),
+    tags: [...tags].sort(([a], [b]) => compare(a, b)).map(([name, workflowId]) => ({
+      name, description: workflowId === '' ? 'Resume addresses of runs that wait for a call' : `Workflow ${workflowId}`,
+    })),
     paths,
     components: {
       schemas: { WebhookError: errorSchema() },

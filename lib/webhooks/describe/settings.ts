@@ -24,6 +24,8 @@ export interface DescribeWebhooksOptions {
   productionPrefix?: string;
   /** The middleware's `timeoutStatus`, when it is not 524. */
   timeoutStatus?: number;
+  /** The middleware's `waitingPrefix` (`webhook-waiting` by default), to describe the resume addresses of waiting runs. Default: not described. */
+  waitingPrefix?: string;
   /**
    * The middleware's `credentials` resolver: it names the header of header auth and the sender's scheme of a signed
    * webhook, which the registry does not know. Only names are read from what it returns, never a secret.
@@ -84,7 +86,11 @@ function baseUrlOf(value: unknown): string {
 
 export function describeSettings(options: DescribeWebhooksOptions): DocumentSettings {
   const given = objectOf('describeWebhooks', options,
-    ['baseUrl', 'title', 'version', 'description', 'productionPrefix', 'timeoutStatus', 'credentials']);
+    ['baseUrl', 'title', 'version', 'description', 'productionPrefix', 'timeoutStatus', 'credentials', 'waitingPrefix']);
+  const waitingPrefix = given.waitingPrefix === undefined ? undefined : String(given.waitingPrefix).replace(/^\/+|\/+$/g, '');
+  if (waitingPrefix !== undefined && (typeof given.waitingPrefix !== 'string' || !SEGMENTS.test(waitingPrefix))) {
+    invalid('waitingPrefix', 'a non-empty path of URL-safe segments such as "webhook-waiting"', given.waitingPrefix);
+  }
   const prefix = given.productionPrefix === undefined ? 'webhook' : String(given.productionPrefix).replace(/^\/+|\/+$/g, '');
   if (given.productionPrefix !== undefined && (typeof given.productionPrefix !== 'string' || !SEGMENTS.test(prefix))) {
     invalid('productionPrefix', 'a non-empty path of URL-safe segments such as "webhook"', given.productionPrefix);
@@ -101,6 +107,8 @@ export function describeSettings(options: DescribeWebhooksOptions): DocumentSett
     version: text('version', given.version, '1.0.0'),
     description: given.description === undefined ? undefined : text('description', given.description, ''),
     productionPrefix: named ? '' : prefix,
+    // Resume addresses sit beside the production prefix: a base URL that names that prefix leaves them out.
+    waitingPrefix: named ? undefined : waitingPrefix,
     timeoutStatus: status,
     credentials: given.credentials as CredentialLookup | undefined,
   };

@@ -17,7 +17,7 @@ export interface PreflightAnswer {
 
 async function methodsOf(registry: WebhookRegistry, target: RequestTarget): Promise<string[]> {
   // OPTIONS is never registered, so the look-up answers with every method the path has.
-  const lookup = await registry.lookup(target.kind, 'OPTIONS', target.rawPath);
+  const lookup = await registry.lookup(target.kind === 'waiting' ? 'production' : target.kind, 'OPTIONS', target.rawPath);
   return lookup.found ? [] : lookup.methods;
 }
 

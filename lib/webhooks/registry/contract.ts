@@ -17,6 +17,7 @@ import type {
 } from '../types.js';
 
 import type { ResponseHeaders } from './node-options.js';
+import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../../waiting/types.js';
 
 /** A compiled `options.ipWhitelist`: true when the address may call. */
 export type IpAllowlist = (address: string) => boolean;
@@ -135,6 +136,18 @@ export interface WebhookRegistry {
    * of its own process.
    */
   rememberMessageId?(key: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Optional, for waiting webhooks (`run.waitForCall()`, `run.suspend()`): stores a run's wait entry, or replaces it.
+   * With `expect`, only when the stored entry has that status (resolves false when not). A new entry past the
+   * registry's `maxWaiting` rejects with `TOO_MANY_WAITING`. Entries are gone at their `expiresAt`.
+   */
+  putWait?(entry: WaitEntry, expect?: WaitStatus): Promise<boolean>;
+  /** The wait entry of an id, or undefined when it is unknown or expired. */
+  getWait?(waitId: string): Promise<WaitEntry | undefined>;
+  /** Moves a `waiting` entry to `running` in one atomic step: of any number of concurrent claims, one gets it. */
+  claimWait?(waitId: string, resumedAt: number): Promise<WaitClaim>;
+  /** Hears of `waiting` entries that expired with nobody calling (each once, on one instance); returns the unsubscribe. */
+  onWaitExpired?(listener: WaitExpiredListener): () => void;
 }
 
 export interface TestListenOptions {

@@ -8,6 +8,8 @@ import { RouteTable } from './route-table.js';
 import { TestListens } from './test-listens.js';
 import { InProcessReplayMemory } from './message-ids.js';
 import { resolveWorkflowWebhooks } from './resolve-workflow.js';
+import { checkMaxWaiting, MemoryWaits } from './waits.js';
+import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../../waiting/types.js';
 import type { WebhookKind, WorkflowWebhooks } from '../types.js';
 import type {
   RegisteredWebhook,
@@ -27,11 +29,21 @@ function settle<T>(work: () => T): Promise<T> {
   }
 }
 
+export interface MemoryWebhookRegistryOptions {
+  /** At most this many runs waiting for a call (waiting webhooks) at once; one more is refused `TOO_MANY_WAITING`. Default 100 000. */
+  maxWaiting?: number;
+}
+
 export class MemoryWebhookRegistry implements WebhookRegistry {
   readonly #production = new RouteTable();
   readonly #byWorkflow = new Map<string, RegisteredWebhook[]>();
   readonly #tests = new TestListens();
   readonly #messageIds = new InProcessReplayMemory();
+  readonly #waits: MemoryWaits;
+
+  constructor(options: MemoryWebhookRegistryOptions = {}) {
+    this.#waits = new MemoryWaits(checkMaxWaiting(options.maxWaiting));
+  }
 
   activate(workflow: WorkflowWebhooks): Promise<RegisteredWebhook[]> {
     return settle(() => this.#activate(workflow));
@@ -61,6 +73,27 @@ export class MemoryWebhookRegistry implements WebhookRegistry {
   /** Signed message ids, for every middleware that shares this registry (bounded, in this process). */
   rememberMessageId(key: string, ttlMs: number): Promise<boolean> {
     return settle(() => this.#messageIds.remember(key, ttlMs));
+  }
+
+  putWait(entry: WaitEntry, expect?: WaitStatus): Promise<boolean> {
+    return settle(() => this.#waits.put(entry, expect));
+  }
+
+  getWait(waitId: string): Promise<WaitEntry | undefined> {
+    return settle(() => this.#waits.get(waitId));
+  }
+
+  claimWait(waitId: string, resumedAt: number): Promise<WaitClaim> {
+    return settle(() => this.#waits.claim(waitId, resumedAt));
+  }
+
+  onWaitExpired(listener: WaitExpiredListener): () => void {
+    return this.#waits.onExpired(listener);
+  }
+
+  /** How many wait entries it holds (waiting, running and finished runs' addresses not yet expired). */
+  get waiting(): number {
+    return this.#waits.size;
   }
 
   /** The active workflows' production webhooks (of one workflow, given its id), for introspection and describeWebhooks(). */

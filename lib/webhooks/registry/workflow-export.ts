@@ -1,12 +1,13 @@
 /**
  * Reads a workflow as the known platform exports it (its editor's Download, its CLI's export, its API) into the
  * Webhook triggers to activate: only nodes of a Webhook type, disabled ones left out, parameters as the node's
- * version stores them. Expressions cannot run here: a fixed one (`=orders`) is read as its text, and one that
+ * version stores them; and its Wait nodes that resume on a webhook call, as wait options (`waits`). Expressions cannot run here: a fixed one (`=orders`) is read as its text, and one that
  * computes (`={{ … }}`) refuses the import, naming the parameter.
  */
 import { WebhookError } from '../errors.js';
 import type { WebhookNode, WebhookNodeParameters, WorkflowWebhooks } from '../types.js';
 import { WEBHOOK_NODE_TYPES } from './resolve-workflow.js';
+import { WAIT_NODE_TYPE, waitOptionsOf } from './wait-export.js';
 
 /** One node of an exported workflow; other fields (position, id, notes) are allowed and ignored. */
 export interface ExportedNode {
@@ -116,5 +117,19 @@ export function fromWorkflowExport(json: WorkflowExport | string, options: Workf
   }
   const result: WorkflowWebhooks = { workflowId: id, nodes: nodes.map((node) => toWebhookNode(id, node)) };
   if (typeof workflow.name === 'string') result.workflowName = workflow.name;
+  const waits = waitNodes(id, workflow.nodes as unknown[]);
+  if (waits !== undefined) result.waits = waits;
   return result;
+}
+
+/** The Wait nodes that resume on a webhook call, by name: the options to wait with. */
+function waitNodes(workflowId: string, nodes: unknown[]): WorkflowWebhooks['waits'] {
+  const waits: NonNullable<WorkflowWebhooks['waits']> = {};
+  for (const node of nodes) {
+    if (!isObject(node) || node.type !== WAIT_NODE_TYPE || node.disabled === true || typeof node.name !== 'string') continue;
+    const parameters = literal(node.parameters ?? {}, `Workflow "${workflowId}", node "${node.name}": parameter`);
+    const wait = isObject(parameters) ? waitOptionsOf(workflowId, node.name, parameters, node.credentials) : undefined;
+    if (wait !== undefined) waits[node.name] = wait;
+  }
+  return Object.keys(waits).length === 0 ? undefined : waits;
 }

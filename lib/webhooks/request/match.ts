@@ -53,6 +53,7 @@ const PRODUCTION_HINT =
 
 export function matchWebhook(registry: WebhookRegistry, target: RequestTarget, method: string): Promise<WebhookMatch> {
   try {
+    if (target.kind === 'waiting') throw new TypeError('A resume address is matched by its wait, not by the registry\'s routes.');
     return registry.lookup(target.kind, method, target.rawPath).then((lookup) => matchOf(lookup, target, method));
   } catch (error) {
     return Promise.reject(error as Error);

@@ -6,7 +6,8 @@ import type { IncomingMessage } from 'node:http';
 import type { WebhookKind } from '../types.js';
 
 export interface RequestTarget {
-  kind: WebhookKind;
+  /** Production, test, or a run's resume address (waiting). */
+  kind: WebhookKind | 'waiting';
   /** Path after the prefix, still percent-encoded, without the leading slash. */
   rawPath: string;
   /** Query string without `?` ('' when none). */
@@ -18,6 +19,7 @@ export interface RequestTarget {
 export interface Prefixes {
   production: string;
   test: string;
+  waiting: string;
 }
 
 /** Returns the webhook target of a request, or undefined when its path is outside every webhook prefix. */
@@ -25,11 +27,15 @@ export function readRequestTarget(req: IncomingMessage, prefixes: Prefixes): Req
   const url = req.url ?? '/';
   const queryAt = url.indexOf('?');
   const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
-  let kind: WebhookKind = 'production';
+  let kind: RequestTarget['kind'] = 'production';
   let rawPath = afterPrefix(pathname, prefixes.production);
   if (rawPath === undefined) {
     kind = 'test';
     rawPath = afterPrefix(pathname, prefixes.test);
+  }
+  if (rawPath === undefined) {
+    kind = 'waiting';
+    rawPath = afterPrefix(pathname, prefixes.waiting);
   }
   if (rawPath === undefined) return undefined;
   return {

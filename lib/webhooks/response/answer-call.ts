@@ -87,6 +87,20 @@ export function startCall(call: Call): StartedCall {
   }
 }
 
+/**
+ * A call that resumed a run waiting in this process (`run.waitForCall()`): nothing new runs; it is answered as the
+ * wait's responseMode says, from the run it resumed (`execution`: that run's end; `respond()` now answers here).
+ */
+export function answerResumed(call: Call, execution: Promise<ExecutionResult>): StartedCall {
+  if (call.parameters.responseMode !== 'onReceived') return { answer: answerFromRun(call, execution), ended: execution };
+  execution.catch(ignore);
+  try {
+    return { answer: writeResponse(call.res, receivedPlan(call.parameters, call.headerPolicy)), ended: execution };
+  } catch (error) {
+    return { answer: Promise.reject(error as Error), ended: execution };
+  }
+}
+
 /** lastNode and responseNode: the answer comes from the run. */
 async function answerFromRun(call: Call, execution: Promise<ExecutionResult>): Promise<void> {
   const { parameters } = call;

@@ -6,7 +6,11 @@ import type { IncomingMessage } from 'node:http';
 import type { WebhookMatch } from '../request/match.js';
 import type { Payload } from '../payload/index.js';
 import type { RequestTarget } from '../request/target.js';
-import type { Item, TriggerJson, WebhookRun, WorkflowResponse } from '../types.js';
+import type { CallEvents } from '../events.js';
+import type { Item, TriggerItem, TriggerJson, WebhookRun, WorkflowResponse } from '../types.js';
+import { RunWaits } from '../../waiting/run-waits.js';
+import type { WaitingSettings } from '../../waiting/settings.js';
+import type { RunResume, SuspendedWait, SuspendOptions, WaitForCallOptions } from '../../waiting/types.js';
 
 export interface RunParts {
   req: IncomingMessage;
@@ -22,17 +26,22 @@ export interface RunParts {
   respond: (response: WorkflowResponse) => void;
   jwtPayload?: Record<string, unknown> | undefined;
   callId: string;
+  events: CallEvents;
+  /** The middleware's waiting settings (undefined: a run that asks to wait is told what is missing). */
+  waiting: WaitingSettings | undefined;
+  /** A run resumed from `suspend()`. */
+  resume?: RunResume | undefined;
 }
 
 export function buildTriggerItem(parts: RunParts): Item {
-  const { req, target, match, payload } = parts;
+  const { req, match, payload } = parts;
   const json: TriggerJson = {
     headers: { ...req.headers },
     params: match.params,
     query: parts.query,
     body: payload.body,
     webhookUrl: `${parts.baseUrl}/${parts.prefix}/${match.webhook.path}`,
-    executionMode: target.kind,
+    executionMode: match.webhook.kind,
   };
   if (parts.jwtPayload !== undefined) json.jwtPayload = parts.jwtPayload;
   if (payload.signature !== undefined) json.signature = payload.signature;
@@ -53,26 +62,85 @@ class Run implements WebhookRun {
   items: WebhookRun['items'];
   respond: WebhookRun['respond'];
   callId: string;
+  resume?: RunResume;
   readonly #signal: () => AbortSignal;
+  readonly #baseUrl: string;
+  readonly #events: CallEvents;
+  readonly #waiting: WaitingSettings | undefined;
+  #waits: RunWaits | undefined;
+  #ended: Promise<unknown> | undefined;
 
   constructor(parts: RunParts) {
     const { webhook } = parts.match;
     this.workflowId = webhook.workflowId;
     this.workflowName = webhook.workflowName;
     this.nodeName = webhook.nodeName;
-    this.mode = parts.target.kind;
+    this.mode = webhook.kind;
     this.method = webhook.method;
     this.outputIndex = webhook.outputIndex;
     this.items = [buildTriggerItem(parts)] as WebhookRun['items'];
     this.respond = parts.respond;
     this.callId = parts.callId;
     this.#signal = parts.signal;
+    this.#baseUrl = parts.baseUrl;
+    this.#events = parts.events;
+    this.#waiting = parts.waiting;
+    if (parts.resume !== undefined) this.resume = parts.resume;
   }
 
   /** Made on first use: most workflows never look at it, and an AbortController per call is not free. */
   get signal(): AbortSignal {
     return this.#signal();
   }
+
+  get resumeUrl(): string {
+    return this.#waitsOf().resumeUrlFor('');
+  }
+
+  resumeUrlFor(suffix: string): string {
+    return this.#waitsOf().resumeUrlFor(suffix);
+  }
+
+  waitForCall(options?: WaitForCallOptions): Promise<TriggerItem> {
+    try {
+      return this.#waitsOf().waitForCall(options);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  suspend(options?: SuspendOptions): Promise<SuspendedWait> {
+    try {
+      return this.#waitsOf().suspend(options);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  /** The run's outcome promise, once the middleware started it: what a resume call answered with lastNode waits for. */
+  started(ended: Promise<unknown>): void {
+    this.#ended = ended;
+    // A resumed run holds its address: its end must say so (finished), whether or not it waits again.
+    if (this.resume !== undefined && this.#waiting !== undefined) this.#waitsOf();
+    else this.#waits?.started(ended as Promise<never>);
+  }
+
+  /** Made on first use: most runs never wait. */
+  #waitsOf(): RunWaits {
+    if (this.#waits === undefined) {
+      this.#waits = new RunWaits(this.#waiting, {
+        run: this, baseUrl: this.#baseUrl, workflowId: this.workflowId, workflowName: this.workflowName, nodeName: this.nodeName,
+        mode: this.mode, callId: this.callId, events: this.#events, resume: this.resume,
+      });
+      if (this.#ended !== undefined) this.#waits.started(this.#ended as Promise<never>);
+    }
+    return this.#waits;
+  }
+}
+
+/** Tells a run the middleware started it (`ended` settles with its outcome). */
+export function runStarted(run: WebhookRun, ended: Promise<unknown>): void {
+  if (run instanceof Run) run.started(ended);
 }
 
 export function buildRun(parts: RunParts): WebhookRun {

@@ -1,14 +1,19 @@
 /**
  * Hostile HTTP requests, generated from a seed (the same seed gives the same requests): random methods, paths with
  * `..`, encoded slashes and NUL bytes, malformed JSON, truncated and mixed multipart, huge and many headers,
- * prototype-pollution keys, invalid UTF-8, wrong content lengths, broken chunking, bad credentials and origins.
+ * prototype-pollution keys, invalid UTF-8, wrong content lengths, broken chunking, bad credentials and origins, and
+ * resume addresses with malformed ids, wrong, missing and doubled signatures and other suffixes.
  */
+import { signWait } from '../../../lib/waiting/address.js';
+
 export interface FuzzRequest {
   id: string;
   category: string;
   bytes: Buffer;
   /** The client stops sending before the announced body ends: the server may only close. */
   cutShort: boolean;
+  /** A resume address with its right signature: the only kind of request that may resume a waiting run. */
+  rightlySigned: boolean;
 }
 
 /** mulberry32: small, fast, seedable. */
@@ -33,6 +38,26 @@ const PATHS = [
   '/hooks/webhook/users%2F42', '/hooks/webhook/users/%00', '/hooks/webhook/%zz', '/hooks/webhook/json//', '/hooks/webhook/users/%E0%A4%A',
   '/hooks/webhook/users/\u00e9', '/hooks/webhook', '/hooks/', '/', '/hooks/webhook/users/%ff%fe', `/hooks/webhook/${'a/'.repeat(300)}`,
   `/hooks/webhook/json?${'q=1&'.repeat(2500)}`, '/hooks/webhook/json?__proto__[admin]=1&constructor[prototype][admin]=1', '*',
+];
+/** Waits the fuzz server holds (suspended runs): their ids, signed with FUZZ_SECRET; the second takes a suffix. */
+export const FUZZ_SECRET = 'fuzz-waiting-secret-of-32-characters-or-more';
+export const FUZZ_WAITS = ['AAAAAAAAAAAAAAAAAAAAA0', 'AAAAAAAAAAAAAAAAAAAAA1', 'AAAAAAAAAAAAAAAAAAAAA2'];
+const SIGNED = FUZZ_WAITS.map((waitId) => ({ waitId, signature: signWait(Buffer.from(FUZZ_SECRET), waitId) }));
+const waiting = (rest: string): string => `/hooks/webhook-waiting/${rest}`;
+/** Resume addresses with their right signature: the only ones that may resume a run. */
+const RIGHTLY_SIGNED = new Set([
+  ...SIGNED.map(({ waitId, signature }) => waiting(`${waitId}?signature=${signature}`)),
+  waiting(`${SIGNED[1]?.waitId}/approve?signature=${SIGNED[1]?.signature}`),
+]);
+const WAITING_PATHS = [
+  ...RIGHTLY_SIGNED,
+  ...SIGNED.flatMap(({ waitId, signature }) => [
+    waiting(waitId), waiting(`${waitId}?signature=${signature.slice(0, -1)}${signature.endsWith('A') ? 'B' : 'A'}`),
+    waiting(`${waitId}?signature=${signature}&signature=${signature}`), waiting(`${waitId}/approve/%2e%2e?signature=${signature}`),
+    waiting(`${waitId}/%zz?signature=${signature}`), waiting(`${waitId.toLowerCase()}?signature=${signature}`),
+    waiting(`${waitId}?signature=${signature.toLowerCase()}`), waiting(`${waitId}/reject?signature=${signature}`),
+  ]),
+  waiting('not-an-id?signature=x'), waiting(''), waiting(`${'A'.repeat(4000)}?signature=${'B'.repeat(43)}`), waiting('%00?signature=a'),
 ];
 const TYPES = ['application/json', 'multipart/form-data; boundary=B', 'multipart/form-data; boundary=B', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=B', 'multipart/form-data', 'text/plain',
   'application/xml', 'application/octet-stream', 'application/vnd.api+json; charset=klingon', '', 'image/png', 'multipart/mixed; boundary=B'];
@@ -83,7 +108,7 @@ function extraHeaders(rand: Rand): string[] {
 export function generateRequest(rand: Rand, index: number): FuzzRequest {
   const id = `f${index}`;
   const method = pick(rand, METHODS);
-  const path = pick(rand, PATHS);
+  const path = rand() < 0.25 ? pick(rand, WAITING_PATHS) : pick(rand, PATHS);
   const type = pick(rand, TYPES);
   const payload = body(rand);
   const headers = [`Host: 127.0.0.1`, `X-Fuzz-Id: ${id}`, 'Connection: close', ...extraHeaders(rand)];
@@ -108,5 +133,8 @@ export function generateRequest(rand: Rand, index: number): FuzzRequest {
     headers.push(`Content-Length: ${payload.length}`);
   }
   const head = `${method} ${path} HTTP/1.1\r\n${headers.join('\r\n')}\r\n\r\n`;
-  return { id, category: `${method.trim()} ${path.slice(0, 40)}`, bytes: Buffer.concat([Buffer.from(head, 'latin1'), framed]), cutShort };
+  return {
+    id, category: `${method.trim()} ${path.slice(0, 40)}`, bytes: Buffer.concat([Buffer.from(head, 'latin1'), framed]), cutShort,
+    rightlySigned: RIGHTLY_SIGNED.has(path),
+  };
 }

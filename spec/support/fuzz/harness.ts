@@ -7,11 +7,13 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import express from 'express';
 import { createWebhookMiddleware, handleClientError, MemoryWebhookRegistry } from '../../../lib/index.js';
-import { generateRequest, random, type FuzzRequest } from './generate.js';
+import { FUZZ_SECRET, FUZZ_WAITS, generateRequest, random, type FuzzRequest } from './generate.js';
 
 export interface FuzzServer {
   port: number;
   executed: Set<string>;
+  /** Requests whose call resumed a waiting run. */
+  resumed: Set<string>;
   close(): Promise<void>;
 }
 
@@ -28,11 +30,18 @@ export async function startFuzzServer(tempDir: string): Promise<FuzzServer> {
   await node('any', { path: 'any', multipleMethods: true, httpMethod: ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT'], responseMode: 'lastNode', responseData: 'noData' });
   await registry.listenForTest({ workflowId: 'json', nodes: [{ name: 'Webhook', parameters: { path: 'json', httpMethod: 'POST' } }] }, { timeoutMs: 24 * 3600 * 1000 });
 
+  const now = Date.now();
+  for (const [index, waitId] of FUZZ_WAITS.entries()) {
+    await registry.putWait({ waitId, status: 'waiting', expiresAt: now + 3_600_000, workflowId: 'approval', nodeName: 'Wait', mode: 'production',
+      startedAt: now, form: 'suspended', wait: index === 1 ? { suffix: 'approve', responseMode: 'lastNode' } : {} });
+  }
   const executed = new Set<string>();
+  const resumed = new Set<string>();
   const app = express();
   app.use('/hooks', createWebhookMiddleware(registry, async (run) => {
     const id = (run.items[0]?.json.headers as Record<string, unknown> | undefined)?.['x-fuzz-id'];
     if (typeof id === 'string') executed.add(id);
+    if (typeof id === 'string' && run.resume !== undefined) resumed.add(id);
     run.respond({ status: 200, body: { ok: true } });
     return { items: [{ json: { ok: true } }] };
   }, {
@@ -41,6 +50,7 @@ export async function startFuzzServer(tempDir: string): Promise<FuzzServer> {
     credentials: () => ({ user: 'ada', password: 'lovelace' }),
     onWorkflowError: () => undefined,
     responseTimeoutMs: 5000,
+    waitingSecret: FUZZ_SECRET,
   }));
   app.use((_req: express.Request, res: express.Response) => { res.status(404).json({ code: 'HOST_NOT_FOUND', message: 'Not here' }); });
   const server: Server = createServer({ requestTimeout: 5000, headersTimeout: 4000, connectionsCheckingInterval: 500 }, app);
@@ -49,6 +59,7 @@ export async function startFuzzServer(tempDir: string): Promise<FuzzServer> {
   return {
     port: (server.address() as AddressInfo).port,
     executed,
+    resumed,
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }
@@ -121,6 +132,7 @@ function check(result: Exchange, server: FuzzServer, report: FuzzReport, bound: 
   }
   if (status >= 500) say(`answered ${status}: ${result.body.slice(0, 200)}`);
   if (status >= 400 && server.executed.has(request.id)) say(`refused with ${status} but the workflow ran`);
+  if (server.resumed.has(request.id) && !request.rightlySigned) say('resumed a waiting run without the right signature');
   if (status >= 400 && result.method !== 'HEAD') {
     try {
       const parsed = JSON.parse(result.body) as { code?: unknown };

@@ -49,7 +49,16 @@ export function runFor(webhook: RegisteredWebhook, body: unknown = { hello: 'wor
     respond: () => undefined,
     signal: new AbortController().signal,
     callId: 'contract-call',
+    get resumeUrl(): string { return notHere(); },
+    resumeUrlFor: notHere,
+    waitForCall: notHere,
+    suspend: notHere,
   };
+}
+
+/** The contract's runs never wait: only a middleware's runs can. */
+function notHere(): never {
+  throw new Error('A registry contract run cannot wait for a call.');
 }
 
 /** Opens a registry per test and disposes of every registry the test made. */

@@ -1,0 +1,152 @@
+/**
+ * Waiting webhooks' entries in Redis, so that every instance knows every wait: one hash per wait (its status apart
+ * from its JSON, so a claim is one atomic step without re-encoding what the workflow stored), expiring a minute after
+ * the wait; a sorted set by expiry counts live waits for `maxWaiting` and lets each instance sweep expired ones (one
+ * instance wins each, and tells its listeners).
+ */
+import { tooManyWaiting } from '../webhooks/registry/waits.js';
+import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../waiting/types.js';
+import type { RegistryKeys } from './keys.js';
+import type { RedisLink } from './link.js';
+import { script } from './scripts.js';
+
+/** A wait's hash outlives its expiry by this much, so the sweep can still read what expired. */
+const KEEP_AFTER_MS = 60_000;
+const SWEEP_MS = 1000;
+const SWEEP_BATCH = 500;
+
+/**
+ * KEYS[1] wait hash, [2] waits set; ARGV[1] id, [2] JSON, [3] status, [4] expiresAt, [5] expect ('' none), [6] maxWaiting,
+ * [7] now, [8] keep ms, [9] resumedAt ('' none).
+ */
+const PUT = script(`
+local current = redis.call('HGET', KEYS[1], 'status')
+if ARGV[5] ~= '' and current ~= ARGV[5] then return 0 end
+if not current and redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[7], '+inf') >= tonumber(ARGV[6]) then return -1 end
+redis.call('HSET', KEYS[1], 'status', ARGV[3], 'entry', ARGV[2])
+if ARGV[9] == '' then redis.call('HDEL', KEYS[1], 'resumedAt') else redis.call('HSET', KEYS[1], 'resumedAt', ARGV[9]) end
+local at = tonumber(ARGV[4])
+redis.call('PEXPIREAT', KEYS[1], at + tonumber(ARGV[8]))
+redis.call('ZADD', KEYS[2], at, ARGV[1])
+return 1`, false);
+
+/** KEYS[1] wait hash; ARGV[1] resumedAt, [2] now. */
+const CLAIM = script(`
+local found = redis.call('HMGET', KEYS[1], 'status', 'entry', 'resumedAt')
+if not found[1] then return {'NONE'} end
+if found[1] ~= 'waiting' then return {'NO', found[1], found[2], found[3] or ''} end
+redis.call('HSET', KEYS[1], 'status', 'running', 'resumedAt', ARGV[1])
+return {'OK', 'running', found[2], ARGV[1]}`, false);
+
+/** KEYS[1] waits set; ARGV[1] now, [2] hash key prefix, [3] batch. Returns the entries that expired while waiting. */
+const SWEEP = script(`
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+local expired = {}
+for _, id in ipairs(ids) do
+  redis.call('ZREM', KEYS[1], id)
+  local key = ARGV[2] .. id
+  local found = redis.call('HMGET', key, 'status', 'entry')
+  if found[1] == 'waiting' then table.insert(expired, found[2]) end
+  redis.call('DEL', key)
+end
+return {#ids, expired, redis.call('ZCARD', KEYS[1])}`, false);
+
+/** The entry as stored, with the status and resume time its hash holds apart. */
+function entryOf(json: unknown, status: unknown, resumedAt: unknown): WaitEntry {
+  const entry = JSON.parse(String(json)) as WaitEntry;
+  entry.status = String(status) as WaitStatus;
+  if (resumedAt !== '' && resumedAt !== null && resumedAt !== undefined) entry.resumedAt = Number(resumedAt);
+  return entry;
+}
+
+export class RedisWaits {
+  readonly #link: RedisLink;
+  readonly #keys: RegistryKeys;
+  readonly #maxWaiting: number;
+  readonly #now: () => number;
+  readonly #listeners = new Set<WaitExpiredListener>();
+  #onError: (error: unknown) => void = () => undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #sweeping = false;
+
+  constructor(link: RedisLink, keys: RegistryKeys, maxWaiting: number, now: () => number) {
+    this.#link = link;
+    this.#keys = keys;
+    this.#maxWaiting = maxWaiting;
+    this.#now = now;
+  }
+
+  async put(entry: WaitEntry, expect?: WaitStatus): Promise<boolean> {
+    const { status, resumedAt: _resumedAt, ...rest } = entry;
+    const reply = await this.#link.script(PUT, [this.#keys.wait(entry.waitId), this.#keys.waits], [
+      entry.waitId, JSON.stringify(rest), status, String(Math.round(entry.expiresAt)), expect ?? '', String(this.#maxWaiting),
+      String(Math.round(this.#now())), String(KEEP_AFTER_MS), entry.resumedAt === undefined ? '' : String(entry.resumedAt),
+    ], 'storing a wait');
+    if (Number(reply) === -1) throw tooManyWaiting(this.#maxWaiting);
+    this.start();
+    return Number(reply) === 1;
+  }
+
+  async get(waitId: string): Promise<WaitEntry | undefined> {
+    const [status, json, resumedAt] = await this.#link.command(['HMGET', this.#keys.wait(waitId), 'status', 'entry', 'resumedAt'], 'reading a wait') as unknown[];
+    if (status === null || status === undefined) return undefined;
+    const entry = entryOf(json, status, resumedAt);
+    return entry.expiresAt <= this.#now() ? undefined : entry;
+  }
+
+  async claim(waitId: string, resumedAt: number): Promise<WaitClaim> {
+    const reply = await this.#link.script(CLAIM, [this.#keys.wait(waitId)], [String(resumedAt)], 'claiming a wait') as unknown[];
+    if (reply[0] === 'NONE') return { claimed: false, entry: undefined };
+    const entry = entryOf(reply[2], reply[1], reply[3]);
+    if (reply[0] === 'OK') return entry.expiresAt <= this.#now() ? { claimed: false, entry: undefined } : { claimed: true, entry };
+    return { claimed: false, entry: entry.expiresAt <= this.#now() ? undefined : entry };
+  }
+
+  /** Listens for expired waits; the sweep runs once a second while anyone listens. */
+  onExpired(listener: WaitExpiredListener, onError: (error: unknown) => void): () => void {
+    this.#listeners.add(listener);
+    this.#onError = onError;
+    this.start();
+    return () => { this.#listeners.delete(listener); };
+  }
+
+  /** Sweeps once a second while waits are stored or anyone listens (a sweep that finds none stops it otherwise). */
+  start(): void {
+    this.#timer ??= setInterval(() => void this.sweep(), SWEEP_MS).unref();
+  }
+
+  /** Removes the waits that expired (every one, in batches), telling the listeners of those that were waiting. */
+  async sweep(): Promise<void> {
+    if (this.#sweeping) return;
+    this.#sweeping = true;
+    try {
+      for (;;) {
+        const [count, expired, left] = await this.#link.script(SWEEP, [this.#keys.waits],
+          [String(Math.round(this.#now())), this.#keys.waitPrefix, String(SWEEP_BATCH)], 'removing expired waits') as [number, string[], number];
+        for (const json of expired) this.#tell(entryOf(json, 'waiting', undefined));
+        if (Number(count) >= SWEEP_BATCH) continue;
+        if (Number(left) === 0 && this.#listeners.size === 0) this.close();
+        return;
+      }
+    } catch (error) {
+      this.#onError(error);
+    } finally {
+      this.#sweeping = false;
+    }
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #tell(entry: WaitEntry): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(entry);
+      } catch {
+        // A listener's failure is its own.
+      }
+    }
+  }
+}

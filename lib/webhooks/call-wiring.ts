@@ -1,0 +1,60 @@
+/**
+ * Small parts of the middleware's wiring, kept out of middleware.ts so that it reads as the request path: the call's
+ * id, which memory refuses replayed message ids, the shutdown refusal, warnings told once, the responseNode writer.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { WebhookError } from './errors.js';
+import type { ResolvedOptions } from './options.js';
+import type { WebhookExecutor } from './types.js';
+import type { RegisteredWebhook, WebhookRegistry } from './registry/contract.js';
+import { InProcessReplayMemory, type ReplayMemory } from './registry/message-ids.js';
+import { isHandOff } from './run/hand-off.js';
+import { writeSuccess } from './response/answer-call.js';
+import type { ResponsePlan } from './response/build-plan.js';
+import type { HeaderPolicy } from './response/finalize.js';
+
+/**
+ * Signed message ids go where the registry keeps shared state (Redis: every instance sees them), else in process. An
+ * executor that deduplicates (queue mode) answers a repeated id as the first call instead, so none is refused here.
+ */
+export function replayMemoryOf(registry: WebhookRegistry, executor: WebhookExecutor): ReplayMemory {
+  if (isHandOff(executor) && executor.deduplicates) return EVERY_ID_NEW;
+  const shared = registry.rememberMessageId?.bind(registry);
+  return shared === undefined ? new InProcessReplayMemory() : { remember: shared };
+}
+
+const EVERY_ID_NEW: ReplayMemory = { remember: () => true };
+
+const REQUEST_ID = /^[\w.:@/+=-]{1,200}$/;
+
+/** The caller's request id when it is a sane token, else a new one. */
+export function callIdOf(req: IncomingMessage, header: string): string {
+  const given = req.headers[header];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+export function workflowOf(webhook: RegisteredWebhook | undefined): { workflowId?: string; nodeName?: string } {
+  return webhook === undefined ? {} : { workflowId: webhook.workflowId, nodeName: webhook.nodeName };
+}
+
+/** Activation warnings (unknown node options), logged the first time a webhook with them is served. */
+const warned = new WeakSet<object>();
+
+export function warnOnce(warnings: RegisteredWebhook['warnings'] & object, logger: ResolvedOptions['logger']): void {
+  if (warned.has(warnings)) return;
+  warned.add(warnings);
+  for (const warning of warnings) logger.warn({ ...warning }, warning.message);
+}
+
+export function shuttingDown(): WebhookError {
+  return new WebhookError('SHUTTING_DOWN', 'The server is shutting down and takes no new webhook calls.', {
+    hint: 'Try again in a moment; another instance may take the call.',
+    headers: { 'retry-after': '5', connection: 'close' },
+  });
+}
+
+/** How a responseNode answer is written; the responder drops it once the call is answered. */
+export function writerOf(res: ServerResponse, parameters: RegisteredWebhook['parameters'], headerPolicy: HeaderPolicy): (plan: ResponsePlan) => void {
+  return (plan) => { void writeSuccess({ res, parameters, headerPolicy }, plan); };
+}

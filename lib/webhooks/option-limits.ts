@@ -1,0 +1,91 @@
+/**
+ * The payload and upload options (`limits`, `uploads`): their types, defaults and checks, resolved once at the
+ * factory. A wait's own `limits` are resolved here too, over the middleware's, and never above them.
+ */
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute } from 'node:path';
+import type { PayloadLimits } from './payload/limits.js';
+import type { RequestLimits } from './request/limits.js';
+import { byteSize, fail, group, positiveInteger, type ByteSize } from './option-checks.js';
+
+const MIB = 1024 * 1024;
+
+/** Payload limits in bytes (a number, or a string such as `'500kb'`, `'1mb'`) or counts; past one, the call gets a
+ * 413 whose code names it. */
+export interface WebhookLimitsOptions {
+  /** Buffered bodies (JSON, form, text, XML), after inflating. Default 16 MiB. */
+  bodySize?: ByteSize;
+  /** Whole-body binary uploads (any other content type). Default 200 MiB. */
+  binarySize?: ByteSize;
+  /** One multipart file. Default 200 MiB. */
+  fileSize?: ByteSize;
+  /** All multipart files of one call. Default 200 MiB. */
+  totalFileSize?: ByteSize;
+  /** Multipart files per call. Default 100. */
+  files?: number;
+  /** Form fields per call (multipart and urlencoded). Default 1000. */
+  fields?: number;
+  /** Multipart parts per call (fields + files). Default 1100. */
+  parts?: number;
+  /** One multipart field value. Default 1 MiB. */
+  fieldSize?: ByteSize;
+  /** One multipart field or file field name. Default 200 bytes. */
+  fieldNameSize?: ByteSize;
+  /** The request URL, in characters. Default 8192 (414 past it). */
+  urlLength?: number;
+  /** Request headers. Default 100 (431 past it). */
+  headerCount?: number;
+  /** Bytes of all request header names and values. Default 12 KiB (431 past it). */
+  headerSize?: ByteSize;
+}
+
+export interface WebhookUploadsOptions {
+  /** Where files that do not stay in memory are written. Default: the OS temp directory. */
+  tempDir?: string;
+  /** Bytes of one call's files kept in memory before the rest goes to disk. Default 1 MiB. */
+  memoryThreshold?: ByteSize;
+}
+
+export const DEFAULT_LIMITS: Readonly<PayloadLimits & RequestLimits> = Object.freeze({
+  bodySize: 16 * MIB,
+  binarySize: 200 * MIB,
+  fileSize: 200 * MIB,
+  totalFileSize: 200 * MIB,
+  files: 100,
+  fields: 1000,
+  parts: 1100,
+  fieldSize: MIB,
+  fieldNameSize: 200,
+  urlLength: 8192,
+  headerCount: 100,
+  headerSize: 12 * 1024,
+});
+
+const BYTE_LIMITS = new Set<string>(['bodySize', 'binarySize', 'fileSize', 'totalFileSize', 'fieldSize', 'fieldNameSize', 'headerSize']);
+
+/** Limits from the option, over `base` (the defaults; a wait's own limits go over the middleware's and stay below them). */
+export function resolveLimits(value: WebhookLimitsOptions | undefined, base = DEFAULT_LIMITS): Readonly<PayloadLimits & RequestLimits> {
+  const names = Object.keys(DEFAULT_LIMITS) as (keyof typeof DEFAULT_LIMITS)[];
+  const given = group('limits', value, names);
+  const limits = { ...base };
+  for (const name of names) limits[name] = (BYTE_LIMITS.has(name) ? byteSize : positiveInteger)(`limits.${name}`, given[name], base[name]);
+  if (base !== DEFAULT_LIMITS) for (const name of names) limits[name] = Math.min(limits[name], base[name]);
+  return Object.freeze(limits);
+}
+
+export function resolveUploads(value: WebhookUploadsOptions | undefined): Readonly<{ tempDir: string; memoryThreshold: number }> {
+  const given = group('uploads', value, ['tempDir', 'memoryThreshold']);
+  const tempDir = given.tempDir ?? tmpdir();
+  if (typeof tempDir !== 'string' || !isAbsolute(tempDir)) fail('uploads.tempDir', 'an absolute directory path', tempDir);
+  // Created if missing and proven writable now, so a bad directory fails at start-up rather than on the first upload.
+  try {
+    mkdirSync(tempDir, { recursive: true });
+    accessSync(tempDir, constants.W_OK | constants.X_OK);
+  } catch (error) {
+    fail('uploads.tempDir', `a directory this process can create and write (${(error as Error).message})`, tempDir);
+  }
+  const memoryThreshold = byteSize('uploads.memoryThreshold', given.memoryThreshold, MIB, true);
+  return Object.freeze({ tempDir, memoryThreshold });
+}
+

@@ -1,0 +1,52 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { MemoryWebhookRegistry } from 'workflow-webhooks';
+import type { QueuedWebhookRun } from 'workflow-webhooks/queue';
+import { BASE, queueSetup } from '../support/queue/setup.js';
+import { RedisServer, REDIS } from '../support/redis-server.js';
+import { findService, markNotRun } from '../support/services.js';
+import { pathOf, SECRET } from '../support/waiting/app.js';
+
+if (findService(REDIS) === undefined) {
+  markNotRun('waiting webhooks in queue mode', REDIS);
+} else {
+  describe('waiting webhooks in queue mode', function () {
+    this.timeout(20_000);
+    let server: RedisServer;
+    before(async () => { server = await RedisServer.start() as RedisServer; });
+    after(async () => { await server.stop(); });
+    const setup = queueSetup(() => server);
+
+    it('queues the run a call resumes like any other, and the worker\'s run reads the state it suspended with', async () => {
+      const registry = new MemoryWebhookRegistry();
+      await registry.activate({ workflowId: 'approval', nodes: [{ name: 'Webhook', parameters: { path: 'start', httpMethod: 'POST', responseMode: 'lastNode' } }] });
+      const queue = setup.queue();
+      const runs: { resume?: unknown; jobId: string; body: unknown }[] = [];
+      setup.worker(async (run: QueuedWebhookRun) => {
+        runs.push({ resume: run.resume, jobId: run.jobId, body: run.items[0]?.json.body });
+        if (run.resume !== undefined) return { items: [{ json: { state: run.resume.state, decision: run.items[0]?.json.body } }] };
+        const suspended = await run.suspend({ state: { order: 7 }, responseMode: 'lastNode' });
+        return { items: [{ json: { resumeUrl: suspended.resumeUrl } }] };
+      }, { waiting: { registry, waitingSecret: SECRET, publicUrl: 'https://api.example.com/hooks' } });
+      const app = setup.app(registry, queue, { waitingSecret: SECRET });
+      const started = await request(app).post(`${BASE}/webhook/start`).send({ order: 7 }).expect(200);
+      expect(started.body.resumeUrl).to.match(/^https:\/\/api\.example\.com\/hooks\/webhook-waiting\/[\w-]{22}\?signature=/);
+      const resumed = await request(app).post(pathOf(started.body.resumeUrl)).send({ approved: true }).expect(200);
+      expect(resumed.body).to.deep.equal({ state: { order: 7 }, decision: { approved: true } });
+      expect(runs).to.have.length(2);
+      expect(runs[1]?.jobId).to.not.equal(runs[0]?.jobId);
+      expect((await request(app).post(pathOf(started.body.resumeUrl)).send({})).body.code).to.equal('WAIT_RUN_FINISHED');
+    });
+
+    it('tells a worker\'s run that waits in the run to suspend instead', async () => {
+      const registry = new MemoryWebhookRegistry();
+      await registry.activate({ workflowId: 'approval', nodes: [{ name: 'Webhook', parameters: { path: 'start', httpMethod: 'POST', responseMode: 'lastNode' } }] });
+      setup.worker(async (run: QueuedWebhookRun) => {
+        const code = await run.waitForCall().then(() => 'resolved', (error: { code: string }) => error.code);
+        return { items: [{ json: { code } }] };
+      });
+      const answer = await request(setup.app(registry, setup.queue())).post(`${BASE}/webhook/start`).send({}).expect(200);
+      expect(answer.body).to.deep.equal({ code: 'WAIT_NOT_CONFIGURED' });
+    });
+  });
+}

@@ -1,0 +1,114 @@
+import { createClient } from 'redis';
+import { expect } from 'chai';
+import request from 'supertest';
+import type { WebhookExecutor } from 'workflow-webhooks';
+import { RedisWebhookRegistry } from 'workflow-webhooks/redis';
+import { BASE, HOSTS } from '../support/apps.js';
+import { REDIS, RedisServer } from '../support/redis-server.js';
+import { findService, markNotRun } from '../support/services.js';
+import { pathOf, waitingApp, type WaitingApp } from '../support/waiting/app.js';
+
+const START = `${BASE}/webhook/start`;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+type Client = { destroy(): unknown; keys(pattern: string): Promise<string[]> };
+
+if (findService(REDIS) === undefined) {
+  markNotRun('waiting webhooks on two instances of one Redis', REDIS);
+} else {
+  describe('waiting webhooks on two instances sharing one real redis-server', function () {
+    this.timeout(30_000);
+    let server: RedisServer;
+    let clients: Client[] = [];
+    let apps: WaitingApp[] = [];
+    let run = 0;
+    const resumes: string[] = [];
+
+    before(async () => { server = await RedisServer.start() as RedisServer; });
+    after(async () => { await server.stop(); });
+    afterEach(async () => {
+      for (const app of apps) await app.close();
+      for (const registry of apps.map((app) => app.registry as RedisWebhookRegistry)) await registry.close();
+      for (const client of clients) client.destroy();
+      apps = [];
+      clients = [];
+      resumes.length = 0;
+    });
+
+    async function openRegistry(prefix: string, maxWaiting?: number): Promise<{ registry: RedisWebhookRegistry; client: Client }> {
+      // The registry takes the client as node-redis made it; the spec keeps only what it calls.
+      const client = createClient({ url: server.url });
+      client.on('error', () => undefined);
+      await client.connect();
+      clients.push(client as Client);
+      const registry = new RedisWebhookRegistry({ client, prefix, onEvent: () => undefined, ...(maxWaiting === undefined ? {} : { maxWaiting }) });
+      await registry.ready();
+      return { registry, client: client as Client };
+    }
+
+    /** Instances A and B: the same workflow, the same executor, one Redis. */
+    async function twoInstances(executor: WebhookExecutor): Promise<[WaitingApp, WaitingApp]> {
+      const prefix = `waits-${process.pid}-${(run += 1)}:`;
+      for (let index = 0; index < 2; index += 1) {
+        const { registry } = await openRegistry(prefix);
+        apps.push(await waitingApp(HOSTS[index % HOSTS.length]!, executor, { registry }));
+      }
+      return apps as [WaitingApp, WaitingApp];
+    }
+
+    const approval: WebhookExecutor = async (run) => {
+      if (run.resume !== undefined) return { items: [{ json: { state: run.resume.state, decision: run.items[0]?.json.body } }] };
+      resumes.push(pathOf((await run.suspend({ state: { order: 7 }, responseMode: 'lastNode' })).resumeUrl));
+      return { items: [{ json: { waiting: true } }] };
+    };
+
+    it('resumes on B a run suspended on A', async () => {
+      const [a, b] = await twoInstances(approval);
+      await request(a.server).post(START).send({}).expect(200);
+      const resumed = await request(b.server).post(resumes[0] as string).send({ approved: true });
+      expect([resumed.status, resumed.body]).to.deep.equal([200, { state: { order: 7 }, decision: { approved: true } }]);
+      expect((await request(a.server).post(resumes[0] as string).send({})).body.code).to.equal('WAIT_RUN_FINISHED');
+    });
+
+    it('answers exactly one of six racing calls on A and B with a 2xx, the others 409', async () => {
+      const [a, b] = await twoInstances(approval);
+      await request(a.server).post(START).send({}).expect(200);
+      const answers = await Promise.all([a, b, a, b, a, b].map((app, n) => request(app.server).post(resumes[0] as string).send({ n })));
+      const statuses = answers.map((answer) => answer.status).sort();
+      expect(statuses).to.deep.equal([200, 409, 409, 409, 409, 409]);
+    });
+
+    it('tells a call that reaches another instance than the one whose run waits in the run to go there (421)', async () => {
+      let publish!: (path: string) => void;
+      const address = new Promise<string>((resolve) => { publish = resolve; });
+      const [a, b] = await twoInstances(async (run) => {
+        publish(pathOf(run.resumeUrl));
+        return { items: [{ json: { decision: (await run.waitForCall({ timeoutMs: 5000 })).json.body } }] };
+      });
+      const started = request(a.server).post(START).send({}).then((response) => response);
+      const resume = await address;
+      await sleep(50);
+      const elsewhere = await request(b.server).post(resume).send({ approved: true });
+      expect([elsewhere.status, elsewhere.body.code]).to.deep.equal([421, 'WAIT_ON_OTHER_INSTANCE']);
+      await request(a.server).post(resume).send({ approved: true }).expect(200);
+      expect((await started).body).to.deep.equal({ decision: { approved: true } });
+    });
+
+    it('leaves Redis\'s keys as they were once 10 000 waits have expired', async () => {
+      const prefix = `expiry-${process.pid}:`;
+      const { registry, client } = await openRegistry(prefix);
+      const keys = async (): Promise<number> => (await client.keys(`${prefix}*`)).length;
+      const before = await keys();
+      const now = Date.now();
+      const puts: Promise<boolean>[] = [];
+      for (let index = 0; index < 10_000; index += 1) {
+        puts.push(registry.putWait({ waitId: `w${index}`, status: 'waiting', expiresAt: now + 500, workflowId: 'w', nodeName: 'Wait', mode: 'production', startedAt: now, form: 'suspended', state: { index } }));
+      }
+      await Promise.all(puts);
+      expect(await keys()).to.be.above(before + 10_000 - 1);
+      const start = Date.now();
+      while (await keys() > before && Date.now() - start < 10_000) await sleep(200);
+      expect(await keys()).to.equal(before);
+      await registry.close();
+    });
+  });
+}
