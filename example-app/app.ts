@@ -9,6 +9,7 @@ import { createExecutor, type Step } from './executor.js';
 import { addEditorRoutes } from './editor.js';
 import { addEditorPage } from './editor/index.js';
 import { addLongWork, type ReportJobs } from './long-work.js';
+import { APPROVAL_WORKFLOW, approvalSteps } from './approval.js';
 
 interface Order { id: number; item: string; status: string }
 
@@ -31,7 +32,12 @@ export interface OrdersAppOptions {
   executor?: (own: WebhookExecutor) => WebhookExecutor;
   /** Queue mode: where the long-work report's status is read from (the job itself). */
   jobs?: ReportJobs;
+  /** Signs the approval links (the same on every instance). Default: the example's own, for development only. */
+  waitingSecret?: string;
 }
+
+/** The example's development secret; a real backend reads its own from its secret store. */
+export const EXAMPLE_WAITING_SECRET = 'example-app-waiting-secret-for-development-only';
 
 /** Builds the orders API with its webhooks; the workflows are activated (unless told not to) before it serves. */
 export async function createOrdersApp(options: OrdersAppOptions = {}): Promise<express.Express> {
@@ -105,6 +111,9 @@ export async function createOrdersApp(options: OrdersAppOptions = {}): Promise<e
     },
   }]);
 
+  // The approval pattern: a run that suspends on a signed link and continues when it is clicked.
+  await define(APPROVAL_WORKFLOW, approvalSteps());
+
   const longWork = { stepMs: options.reportStepMs ?? 1000, activate, ...(options.jobs === undefined ? {} : { jobs: options.jobs }) };
   for (const workflow of await addLongWork(registry, steps, longWork)) {
     known.set(workflow.workflowId, workflow);
@@ -140,6 +149,7 @@ export async function createOrdersApp(options: OrdersAppOptions = {}): Promise<e
   const own = createExecutor(steps);
   app.use('/api/automation', createWebhookMiddleware(registry, options.executor?.(own) ?? own, {
     openApi: { path: '/openapi.json', title: 'Orders automation', version: '1.0.0' },
+    waitingSecret: options.waitingSecret ?? EXAMPLE_WAITING_SECRET,
   }));
   return app;
 }
