@@ -38,7 +38,7 @@ import {
   watchClose,
   type CallState,
 } from './run/call-state.js';
-import { answerResumed, startCall, type Call, type StartedCall } from './response/answer-call.js';
+import { answerFrom, startCall, type Call, type StartedCall } from './response/answer-call.js';
 import { ignoreRespond, reporter } from './run/report.js';
 import { createResponder, NO_RESPONDER } from './response/workflow-responder.js';
 import { callIdOf, replayMemoryOf, shuttingDown, warnOnce, workflowOf, writerOf } from './call-wiring.js';
@@ -259,7 +259,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
     };
     state.executing = true;
     state.runStartedAt = Date.now();
-    const started: StartedCall = resumedRun === undefined ? startCall(call) : answerResumed(call, resumedRun);
+    const started: StartedCall = resumedRun === undefined ? startCall(call) : answerFrom(call, resumedRun);
     // A run handed off (queue mode) runs on a worker, whose own run keeps its resume address.
     if (resumedRun === undefined && !isHandOff(wiring.executor)) runStarted(run, started.ended);
     ended = started.ended;

@@ -76,6 +76,14 @@ export function startCall(call: Call): StartedCall {
   // Only what reporting needs: a run that outlives its answer must not keep the request and response alive.
   const { run, executor, events, report, onSettled } = call;
   const execution = reportedExecution({ run, executor, events, report, onSettled });
+  return answerFrom(call, execution);
+}
+
+/**
+ * Answers as the responseMode says from a run's `execution`: the call's own run (above), or a run waiting in this
+ * process that the call resumed (`run.waitForCall()`: nothing new runs, and `respond()` now answers this call).
+ */
+export function answerFrom(call: Call, execution: Promise<ExecutionResult>): StartedCall {
   if (call.parameters.responseMode !== 'onReceived') return { answer: answerFromRun(call, execution), ended: execution };
   // The workflow runs on; its failure was reported by execute().
   execution.catch(ignore);
@@ -83,20 +91,6 @@ export function startCall(call: Call): StartedCall {
     return { answer: writeResponse(call.res, receivedPlan(call.parameters, call.headerPolicy)), ended: execution };
   } catch (error) {
     // The run is under way: a failed write must still reach the caller as an error, and `ended` wait for the run.
-    return { answer: Promise.reject(error as Error), ended: execution };
-  }
-}
-
-/**
- * A call that resumed a run waiting in this process (`run.waitForCall()`): nothing new runs; it is answered as the
- * wait's responseMode says, from the run it resumed (`execution`: that run's end; `respond()` now answers here).
- */
-export function answerResumed(call: Call, execution: Promise<ExecutionResult>): StartedCall {
-  if (call.parameters.responseMode !== 'onReceived') return { answer: answerFromRun(call, execution), ended: execution };
-  execution.catch(ignore);
-  try {
-    return { answer: writeResponse(call.res, receivedPlan(call.parameters, call.headerPolicy)), ended: execution };
-  } catch (error) {
     return { answer: Promise.reject(error as Error), ended: execution };
   }
 }
