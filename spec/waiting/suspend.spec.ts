@@ -78,6 +78,30 @@ for (const host of HOSTS) {
       expect(expired).to.deep.include({ workflowId: 'approval', nodeName: 'Wait', form: 'suspended', mode: 'production' });
     });
 
+    it('guards its address with the wait\'s own options: authentication, IP allowlist, bots and body limits', async () => {
+      app = await waitingApp(host, approval({ authentication: 'basicAuth', credentials: { id: 'approver' } }), {
+        credentials: () => ({ user: 'ana', password: 'secret' }),
+      });
+      await request(app.server).post(START).send({});
+      const resume = await app.nextWait();
+      expect((await request(app.server).post(resume).send({})).body.code).to.equal('AUTH_REQUIRED');
+      expect((await request(app.server).post(resume).auth('ana', 'wrong').send({})).body.code).to.equal('AUTH_INVALID');
+      await request(app.server).post(resume).auth('ana', 'secret').send({}).expect(200);
+      await app.close();
+      app = await waitingApp(host, approval({ options: { ipWhitelist: '10.0.0.1', ignoreBots: true } }));
+      await request(app.server).post(START).send({});
+      const allowlisted = await app.nextWait();
+      expect((await request(app.server).post(allowlisted).send({})).body.code).to.equal('WEBHOOK_IP_NOT_ALLOWED');
+      await app.close();
+      app = await waitingApp(host, approval({ limits: { bodySize: '1kb' }, options: { ignoreBots: true } }));
+      await request(app.server).post(START).send({});
+      const limited = await app.nextWait();
+      expect((await request(app.server).post(limited).set('user-agent', 'Googlebot/2.1').send({})).body.code).to.equal('BOT_IGNORED');
+      expect((await request(app.server).post(limited).send({ text: 'x'.repeat(2000) })).body.code).to.equal('LIMIT_BODY_SIZE');
+      // Refused calls leave the wait waiting: the right call still resumes it.
+      await request(app.server).post(limited).send({ ok: true }).expect(200);
+    });
+
     it('refuses a run that would wait past the registry\'s maxWaiting with TOO_MANY_WAITING', async () => {
       const codes: string[] = [];
       app = await waitingApp(host, async (run) => {
