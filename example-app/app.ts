@@ -10,6 +10,7 @@ import { addEditorRoutes } from './editor.js';
 import { addEditorPage } from './editor/index.js';
 import { addLongWork, type ReportJobs } from './long-work.js';
 import { APPROVAL_WORKFLOW, approvalSteps } from './approval.js';
+import { CALLBACK_DRAFT, callbackSteps } from './callback.js';
 
 interface Order { id: number; item: string; status: string }
 
@@ -141,15 +142,20 @@ export async function createOrdersApp(options: OrdersAppOptions = {}): Promise<e
     nodes: [{ name: 'Webhook', parameters: { path: 'inbox', multipleMethods: true, httpMethod: ['GET', 'POST'] } }],
   });
   steps.set('inbox', [{ type: 'editFields', keepOnlySet: true, fields: { handledBy: 'the inbox draft' } }]);
+  // A draft whose run waits, inside the run, for a service to call back at its resume address.
+  drafts.set(CALLBACK_DRAFT.workflowId, CALLBACK_DRAFT);
+  steps.set(CALLBACK_DRAFT.workflowId, callbackSteps());
   addEditorRoutes(app, registry, { drafts, workflows: known });
   // The editor page a user of this backend sees: /editor and /editor/preview.
-  addEditorPage(app, registry, { drafts, workflows: known }, { webhookMount: '/api/automation', startWith: 'inbox' });
+  const editorEvents = addEditorPage(app, registry, { drafts, workflows: known }, { webhookMount: '/api/automation', startWith: 'inbox' });
 
   // The webhooks' OpenAPI document at /api/automation/openapi.json, for the teams that call them.
   const own = createExecutor(steps);
   app.use('/api/automation', createWebhookMiddleware(registry, options.executor?.(own) ?? own, {
     openApi: { path: '/openapi.json', title: 'Orders automation', version: '1.0.0' },
     waitingSecret: options.waitingSecret ?? EXAMPLE_WAITING_SECRET,
+    // A test run that waits for a call shows its resume address in /editor.
+    onEvent: editorEvents,
   }));
   return app;
 }

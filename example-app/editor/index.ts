@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import express from 'express';
-import type { WebhookRegistry } from 'workflow-webhooks';
+import type { WebhookEventListener, WebhookRegistry } from 'workflow-webhooks';
 import { PAGE_BUNDLE_DIR } from './bundle-paths.js';
 import { NOT_BUILT_TEXT, PAGE_CSP, pageHtml, type PageName } from './html.js';
 import { EditorListens } from './listens.js';
@@ -14,7 +14,11 @@ import { workflowRoutes, type EditorStore, type WorkflowRoutesOptions } from './
 
 export type { EditorStore } from './workflows-api.js';
 
-export function addEditorPage(app: express.Express, registry: WebhookRegistry, store: EditorStore, options: WorkflowRoutesOptions): void {
+/**
+ * Returns the listener to give the webhook middleware as its `onEvent` option: with it, a test run that waits for
+ * a call shows its resume address on the page.
+ */
+export function addEditorPage(app: express.Express, registry: WebhookRegistry, store: EditorStore, options: WorkflowRoutesOptions): WebhookEventListener {
   const listens = new EditorListens(registry);
 
   const page = (name: PageName): express.RequestHandler => (_req, res) => {
@@ -33,4 +37,5 @@ export function addEditorPage(app: express.Express, registry: WebhookRegistry, s
 
   app.use('/api/editor/preview', previewRoutes());
   app.use('/api/editor', workflowRoutes(registry, store, listens, options));
+  return (event) => listens.webhookEvent(event);
 }

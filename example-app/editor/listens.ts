@@ -2,11 +2,14 @@
  * The editor's test listens, one per workflow, and the server-sent event streams that watch them. Every tab that
  * shows a workflow subscribes to its stream; the listen's own events (listening, callArrived, completed or failed,
  * ended) become `state` events, and a `countdown` event is pushed every second while it listens, so every tab
- * shows the same window and the same end without asking again.
+ * shows the same window and the same end without asking again. A run of the listen that waits for a call (the
+ * middleware's `waiting`, `resumed` and `expired` events) becomes a `wait` event with its resume address.
  */
 import type { ServerResponse } from 'node:http';
-import type { ExecutionResult, TestListenEvent, TestListenHandle, WebhookRegistry, WebhookRun, WorkflowWebhooks } from 'workflow-webhooks';
-import type { CountdownEvent, ListenState } from './protocol.js';
+import type {
+  ExecutionResult, TestListenEvent, TestListenHandle, WebhookEvent, WebhookRegistry, WebhookRun, WorkflowWebhooks,
+} from 'workflow-webhooks';
+import type { CountdownEvent, ListenState, WaitDto } from './protocol.js';
 import { runDto } from './run-data.js';
 
 /** One listen: its handle once it started, what it captured so far, and its countdown timer. */
@@ -21,8 +24,12 @@ interface Listen {
 
 interface Session {
   current?: Listen;
+  /** The resume address of the current listen's run, once it waits. */
+  wait?: WaitDto;
   streams: Set<ServerResponse>;
 }
+
+type WaitEvent = Extract<WebhookEvent, { type: 'waiting' | 'resumed' | 'expired' }>;
 
 const HEARTBEAT_MS = 20_000;
 
@@ -74,6 +81,7 @@ export class EditorListens {
     const session = this.#session(workflowId);
     session.streams.add(stream);
     send(stream, 'state', this.state(workflowId));
+    send(stream, 'wait', session.wait ?? null);
     const heartbeat = setInterval(() => stream.write(': still here\n\n'), HEARTBEAT_MS).unref();
     stream.on('close', () => {
       clearInterval(heartbeat);
@@ -88,6 +96,7 @@ export class EditorListens {
     const previous = session.current;
     // Set before listening: the listen being replaced reports its end while listenForTest runs, and that end is old news.
     session.current = listen;
+    this.#publishWait(session, undefined);
     try {
       listen.handle = await this.#registry.listenForTest(workflow, { timeoutMs, onEvent: (event) => this.#onEvent(session, listen, event) });
     } catch (error) {
@@ -107,6 +116,36 @@ export class EditorListens {
     if (listen?.handle === undefined || listen.state.state !== 'listening') return false;
     await listen.handle.cancel();
     return true;
+  }
+
+  /**
+   * The middleware's events (its `onEvent` option), for the waits of test runs: the listen's own run, and, by its
+   * wait id, a run resumed from it that waits again at the same address.
+   */
+  webhookEvent(event: WebhookEvent): void {
+    if ((event.type !== 'waiting' && event.type !== 'resumed' && event.type !== 'expired') || event.mode !== 'test') return;
+    const session = this.#sessions.get(event.workflowId);
+    const run = session?.current?.run;
+    if (session === undefined || run === undefined) return;
+    const known = session.wait?.waitId === event.waitId;
+    if (event.type === 'waiting' && (known || run.callId === event.callId)) void this.#waiting(session, run, event);
+    else if (event.type !== 'waiting' && known) this.#publishWait(session, { ...session.wait as WaitDto, status: event.type });
+  }
+
+  /** The address to show: the registry's entry says its suffix and methods; the run signs it. */
+  async #waiting(session: Session, run: WebhookRun, event: WaitEvent & { type: 'waiting' }): Promise<void> {
+    const listen = session.current;
+    const entry = await this.#registry.getWait?.(event.waitId).catch(() => undefined);
+    if (session.current !== listen) return;
+    const methods = [entry?.wait?.httpMethod ?? 'POST'].flat().map(String);
+    const resumeUrl = run.resumeUrlFor(entry?.wait?.suffix ?? '');
+    this.#publishWait(session, { waitId: event.waitId, form: event.form, status: 'waiting', resumeUrl, methods, expiresAt: event.expiresAt });
+  }
+
+  #publishWait(session: Session, wait: WaitDto | undefined): void {
+    if (wait === undefined && session.wait === undefined) return;
+    session.wait = wait;
+    for (const stream of session.streams) send(stream, 'wait', wait ?? null);
   }
 
   #onEvent(session: Session, listen: Listen, event: TestListenEvent): void {

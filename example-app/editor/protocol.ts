@@ -94,6 +94,20 @@ export type ListenState =
   | { state: 'running'; listenId: string; run: RunDto }
   | { state: 'ended'; listenId: string; status: 'received' | 'timedOut' | 'cancelled'; reason?: 'cancelled'; run?: RunDto };
 
+/**
+ * A run of the listen that waits for a call at its resume address (event `wait`; null when a new listen starts):
+ * where to call it, how, until when, and whether a call resumed it or it expired.
+ */
+export interface WaitDto {
+  waitId: string;
+  /** `inRun`: the run waits inside (waitForCall); `suspended`: it ended, and a call starts it again (suspend). */
+  form: 'inRun' | 'suspended';
+  status: 'waiting' | 'resumed' | 'expired';
+  resumeUrl: string;
+  methods: string[];
+  expiresAt: number;
+}
+
 /** Sent every second while listening (event `countdown`). */
 export interface CountdownEvent {
   listenId: string;

@@ -46,6 +46,12 @@ export function runDto(run: WebhookRun, outcome: { output?: ExecutionResult; err
       })),
     };
   }
-  if (outcome.error !== undefined) dto.error = outcome.error.message;
+  if (outcome.error !== undefined) dto.error = errorText(outcome.error);
   return dto;
+}
+
+/** The failure and what caused it ("Error in workflow: No call arrived …"): the cause is what its author needs. */
+function errorText(error: Error): string {
+  const { cause } = error;
+  return cause instanceof Error && cause.message !== error.message ? `${error.message}: ${cause.message}` : error.message;
 }

@@ -2,14 +2,16 @@
  * Listen for test event: starts a test listen with the parameters on the page, and shows its state as the server
  * pushes it over server-sent events (the countdown every second, the call's arrival, the workflow's output, the
  * end), so every tab open on the workflow sees the same listen. After a call: the trigger item (input pane) and
- * the workflow's output (output pane) as collapsible JSON, with the hints that apply to each.
+ * the workflow's output (output pane) as collapsible JSON, with the hints that apply to each. A run that waits for
+ * a call shows its resume address, with a button that calls it.
  */
 import type { NodeDescription } from 'workflow-webhooks/definitions';
-import type { CountdownEvent, ListenState, RunDto } from '../protocol.js';
+import type { CountdownEvent, ListenState, RunDto, WaitDto } from '../protocol.js';
 import { call } from './api.js';
 import { h } from './dom.js';
 import { hintsList, nodeHints, runHints } from './hints-view.js';
 import { itemsView } from './json-view.js';
+import { waitView } from './wait-view.js';
 
 export interface TestPanelOptions {
   workflowId: string;
@@ -43,6 +45,7 @@ export function testPanel(options: TestPanelOptions): TestPanel {
   const meter = h('progress', { class: 'window', max: 1, value: 0, hidden: true, 'aria-hidden': 'true' });
   const problem = h('p', { class: 'issue', role: 'alert', hidden: true });
   const results = h('div', { class: 'results' });
+  const wait = waitView();
   let state: ListenState = { state: 'idle' };
   let lastRun: RunDto | undefined;
   let windowSeconds = options.windowSeconds;
@@ -114,6 +117,7 @@ export function testPanel(options: TestPanelOptions): TestPanel {
     const data = JSON.parse((event as MessageEvent<string>).data) as CountdownEvent;
     if (state.state === 'listening' && state.listenId === data.listenId) tick(data.secondsLeft);
   });
+  events.addEventListener('wait', (event) => wait.show(JSON.parse((event as MessageEvent<string>).data) as WaitDto | null));
   events.addEventListener('error', () => {
     // EventSource reconnects by itself; until then the page says it may be behind.
     if (events.readyState !== EventSource.OPEN) status.dataset.stale = 'true';
@@ -142,7 +146,7 @@ export function testPanel(options: TestPanelOptions): TestPanel {
   const element = h('section', { class: 'test-panel', 'aria-labelledby': 'test-title' },
     h('h3', { id: 'test-title' }, 'Test'),
     h('div', { class: 'listen-row' }, listenButton, cancelButton, meter),
-    status, countdownLine, problem, results);
+    status, countdownLine, problem, wait.element, results);
   return {
     element,
     parametersChanged: () => { if (state.state !== 'running') renderResults(); },
