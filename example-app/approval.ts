@@ -1,7 +1,7 @@
 /**
  * The approval pattern: `POST expenses` records an expense and suspends its run on a signed, one-time approval link
  * (in a real backend, e-mailed to the approver); clicking the link (`&decision=approve` or `reject`) resumes the
- * run, on any instance and after any restart, with the state it left: the expense's id.
+ * run, on any instance, worker or after any restart, with the state it left: the expense as it was recorded.
  */
 import type { Item, WebhookRun, WorkflowWebhooks } from 'workflow-webhooks';
 import type { Step } from './executor.js';
@@ -21,16 +21,16 @@ export function approvalSteps(expenses: Expense[] = []): Step[] {
     async run(items: Item[], run: WebhookRun): Promise<Item[]> {
       const json = items[0]?.json as { body?: { amount?: unknown; for?: unknown }; query?: { decision?: unknown } } | undefined;
       if (run.resume !== undefined) {
-        const { expenseId } = run.resume.state as { expenseId: number };
-        const expense = expenses.find((candidate) => candidate.id === expenseId);
-        if (expense === undefined) return [{ json: { error: `No expense ${expenseId}` } }];
+        // The state, not this process's memory: in queue mode another worker may have recorded the expense.
+        const recorded = (run.resume.state as { expense: Expense }).expense;
+        const expense = expenses.find((candidate) => candidate.id === recorded.id) ?? recorded;
         expense.status = json?.query?.decision === 'reject' ? 'rejected' : 'approved';
         return [{ json: { expense } }];
       }
       const expense: Expense = { id: expenses.length + 1, amount: Number(json?.body?.amount ?? 0), for: String(json?.body?.for ?? ''), status: 'awaiting approval' };
       expenses.push(expense);
       // A link is clicked (GET); the approver has a week. The answer is the resumed run's result.
-      const { resumeUrl } = await run.suspend({ state: { expenseId: expense.id }, httpMethod: ['GET', 'POST'], responseMode: 'lastNode', expiresInMs: 7 * 24 * 3600_000 });
+      const { resumeUrl } = await run.suspend({ state: { expense }, httpMethod: ['GET', 'POST'], responseMode: 'lastNode', expiresInMs: 7 * 24 * 3600_000 });
       return [{ json: { expense, approvalUrl: resumeUrl } }];
     },
   }];

@@ -10,6 +10,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { createClient } from 'redis';
 import { createWebhookQueue } from 'workflow-webhooks/queue';
+import { RedisWebhookRegistry } from 'workflow-webhooks/redis';
 import { createOrdersApp } from './app.js';
 import { startLocalRedis, type LocalRedis } from './local-redis.js';
 
@@ -25,8 +26,11 @@ try {
   process.exit(1);
 }
 
+const REDIS_PREFIX = 'orders-api:';
+const workerEnv = { REDIS_URL: redis.url, REDIS_PREFIX, PUBLIC_URL: `http://127.0.0.1:${port}/api/automation` };
+
 function startWorker(name: string): Promise<ChildProcess> {
-  const child = fork(workerPath, [], { execArgv: process.execArgv, env: { ...process.env, REDIS_URL: redis.url, WORKER_NAME: name } });
+  const child = fork(workerPath, [], { execArgv: process.execArgv, env: { ...process.env, ...workerEnv, WORKER_NAME: name } });
   return new Promise((resolve, reject) => {
     child.once('message', () => resolve(child));
     child.once('exit', (code) => reject(new Error(`${name} exited with ${String(code)} before it was ready`)));
@@ -36,17 +40,22 @@ function startWorker(name: string): Promise<ChildProcess> {
 const client = createClient({ url: redis.url });
 client.on('error', () => undefined);
 const queue = createWebhookQueue({ connection: client });
+// Shared with the workers: a run suspended on a worker is resumed through this instance.
+const registry = new RedisWebhookRegistry({ client, prefix: REDIS_PREFIX });
 let workers: ChildProcess[] = [];
 try {
+  await client.connect();
+  await registry.ready();
   workers = await Promise.all([startWorker('worker 1'), startWorker('worker 2')]);
   await queue.ready();
 } catch (error) {
   process.stderr.write(`Could not start queue mode: ${(error as Error).message}\n`);
   for (const worker of workers) worker.kill('SIGKILL');
+  if (client.isOpen) client.destroy();
   await redis.stop();
   process.exit(1);
 }
-const app = await createOrdersApp({ executor: () => queue.executor, jobs: queue });
+const app = await createOrdersApp({ registry, executor: () => queue.executor, jobs: queue });
 
 // The queue's jobs are ordinary BullMQ jobs: bull-board shows them. A real backend puts its own authentication in front.
 const board = new ExpressAdapter();
@@ -72,6 +81,10 @@ const server = app.listen(port, '127.0.0.1', (error) => {
     `  curl -X POST ${base}/reports -H 'content-type: application/json' -d '{"title":"Q3"}'`,
     `  curl ${base}/reports/<jobId from the answer>`,
     '',
+    'An approval that waits in Redis, not in any process; the click is a job like any call:',
+    `  curl -X POST ${base}/expenses -H 'content-type: application/json' -d '{"amount":120,"for":"Team lunch"}'`,
+    `  curl "<approvalUrl from the answer>&decision=approve"`,
+    '',
     'Orders live in the memory of the worker that took the call, as each instance of start:cluster keeps its own.',
     '',
   ].join('\n'));
@@ -85,11 +98,13 @@ async function stop(code: number): Promise<void> {
   setTimeout(() => server.closeAllConnections(), 2000).unref();
   await closed;
   await queue.close();
+  await registry.close();
   await Promise.all(workers.map((worker) => new Promise((resolve) => {
     if (worker.exitCode !== null) return resolve(undefined);
     worker.once('exit', resolve);
     worker.kill('SIGTERM');
   })));
+  client.destroy();
   await redis.stop();
   process.exit(code);
 }

@@ -4,14 +4,19 @@
  */
 import { createClient } from 'redis';
 import { createWebhookQueue, createWebhookWorker } from 'workflow-webhooks/queue';
+import { RedisWebhookRegistry } from 'workflow-webhooks/redis';
 import type { WebhookExecutor } from 'workflow-webhooks';
-import { createOrdersApp } from './app.js';
+import { createOrdersApp, EXAMPLE_WAITING_SECRET } from './app.js';
 
 const url = process.env.REDIS_URL as string;
 const name = process.env.WORKER_NAME ?? `worker ${process.pid}`;
 const client = createClient({ url });
-// The queue's own connections log their outages; this client is only duplicated.
+// The queue's own connections and the registry log their outages.
 client.on('error', () => undefined);
+await client.connect();
+// The web instance's registry: a run that suspends (the approval workflow) stores its wait there, for any instance.
+const registry = new RedisWebhookRegistry({ client, prefix: process.env.REDIS_PREFIX as string });
+await registry.ready();
 // Only to read report jobs' status (the long-work workflow); this process stores no job.
 const jobs = createWebhookQueue({ connection: client });
 let own: WebhookExecutor | undefined;
@@ -25,6 +30,8 @@ const worker = createWebhookWorker({
     const result = await executor(run);
     return { ...result, items: result.items.map((item) => ({ ...item, json: { ...item.json, ranOn: name } })) };
   },
+  // Resume addresses are the web instance's: its registry, its secret, its public address.
+  waiting: { registry, waitingSecret: EXAMPLE_WAITING_SECRET, publicUrl: process.env.PUBLIC_URL as string },
 });
 await worker.ready();
 process.send?.({ type: 'ready' });
@@ -36,6 +43,8 @@ async function stop(): Promise<void> {
   // Runs under way get 5 s; past that another worker runs them again.
   await worker.close({ timeoutMs: 5000 });
   await jobs.close();
+  await registry.close();
+  client.destroy();
   process.exit(0);
 }
 process.on('SIGINT', () => void stop());

@@ -1,7 +1,7 @@
 /**
  * `npm run start:queue` for real: example-app/queue-mode.ts starts its own redis-server, two worker processes and
  * the web instance on a free port. A call is answered from a worker, a report's status comes from its job,
- * bull-board shows the jobs, and Ctrl-C (SIGINT) leaves no worker and no redis-server behind.
+ * an approval suspended on a worker is resumed through the queue, bull-board shows the jobs, and Ctrl-C (SIGINT) leaves no worker and no redis-server behind.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -62,6 +62,19 @@ if (findService(REDIS) === undefined) {
       }
       expect(status).to.deep.include({ status: 'done', progress: 100 });
       expect(status.result).to.deep.include({ rows: 1234, title: 'Q3' });
+    });
+
+    it('suspends an approval on one worker and resumes it through the queue when its link is clicked', async () => {
+      const created = await fetch(`${base}/api/automation/webhook/expenses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"amount":120,"for":"Team lunch"}' });
+      expect(created.status).to.equal(200);
+      const { expense, approvalUrl } = await created.json() as { expense: { id: number }; approvalUrl: string };
+      expect(approvalUrl.startsWith(`${base}/api/automation/webhook-waiting/`)).to.equal(true);
+      const approved = await fetch(`${approvalUrl}&decision=reject`);
+      expect(approved.status).to.equal(200);
+      const body = await approved.json() as { expense: unknown; ranOn: string };
+      expect(body.expense).to.deep.equal({ id: expense.id, amount: 120, for: 'Team lunch', status: 'rejected' });
+      expect(body.ranOn).to.match(/^worker [12]$/);
+      expect((await fetch(`${approvalUrl}&decision=approve`)).status).to.equal(409);
     });
 
     it('shows the queue\'s jobs in bull-board at /admin/queues', async () => {
