@@ -2,7 +2,8 @@
  * `npm run bench [-- <name>]`: runs the benchmarks and prints Markdown tables. Never part of `npm test`.
  * Names: speed (the side-by-side table against bare node:http, Express and Node-RED), json, scale, form, multipart
  * (HTTP, autocannon), signed (signature verification), registry, definitions, upload (1 GiB), redis (starts its own
- * redis-server), queue (queue mode against in process; starts its own redis-server and workers).
+ * redis-server), queue (queue mode against in process; starts its own redis-server and workers), telemetry (the
+ * middleware with OpenTelemetry, without and with an SDK).
  */
 import { cpus, totalmem } from 'node:os';
 import { benchDefinitions } from './definitions.js';
@@ -12,6 +13,7 @@ import { benchRedis } from './redis.js';
 import { benchRegistryLookup } from './registry-lookup.js';
 import { benchSigned } from './signed.js';
 import { benchSpeed, speedKinds } from './speed.js';
+import { benchTelemetry } from './telemetry.js';
 import { benchUpload } from './upload.js';
 
 const only = process.argv[2];
@@ -24,6 +26,10 @@ write(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}
 if (wants('speed')) {
   const speed = { seconds: Number(process.env.BENCH_SECONDS ?? 10), warmup: Number(process.env.BENCH_WARMUP ?? 3), rounds: settings.rounds, connections: 10, kinds: speedKinds(process.env.BENCH_KINDS) };
   write(`## Side by side: the limit, Express, Node-RED and this middleware\n\n${await benchSpeed(speed)}\n\n`);
+}
+if (wants('telemetry')) {
+  const telemetry = { seconds: Number(process.env.BENCH_SECONDS ?? 10), warmup: Number(process.env.BENCH_WARMUP ?? 3), rounds: Number(process.env.BENCH_ROUNDS ?? 5), connections: 10 };
+  write(`## OpenTelemetry: its cost beside the plain middleware\n\n${await benchTelemetry(telemetry)}\n\n`);
 }
 if (only === undefined || ['json', 'scale', 'form', 'multipart'].includes(only)) write(`## HTTP\n\n${await benchHttp(settings, only)}\n\n`);
 if (wants('signed')) write(`## Signed webhooks (one server, the same call unsigned and signed)\n\n${await benchSigned(settings)}\n\n`);

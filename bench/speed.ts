@@ -19,7 +19,7 @@ const KINDS = ['json', 'form', 'multipart'] as const;
 type Kind = (typeof KINDS)[number];
 const HEADINGS: Record<Kind, string> = { json: 'small JSON', form: 'urlencoded form', multipart: '100 KiB multipart' };
 
-interface Contender { label: string; server: string; args: string[]; env?: Record<string, string> }
+export interface Contender { label: string; server: string; args: string[]; env?: Record<string, string> }
 export interface SpeedSettings { seconds: number; warmup: number; rounds: number; connections: number; kinds: readonly Kind[] }
 
 /** The columns to run: all, or those named in a comma list (`BENCH_KINDS=multipart`); an unknown name is an error. */
@@ -39,7 +39,7 @@ function newest(dir: string): number {
 }
 
 /** The contenders import the package by name without the source condition: dist/, rebuilt when stale. */
-function ensureBuild(): void {
+export function ensureBuild(): void {
   const built = join(ROOT, 'dist', 'index.js');
   let fresh = false;
   try {
@@ -87,7 +87,7 @@ function load(port: number, what: Load, seconds: number, connections: number): P
   });
 }
 
-function loads(dir: string): Record<Kind, Load> {
+export function loads(dir: string): Record<Kind, Load> {
   const upload = multipartFile(dir);
   return {
     json: { path: '/webhook/hook', headers: { 'content-type': 'application/json' }, body: '{"order":1234,"items":[{"sku":"tea","qty":2}],"customer":{"name":"Ada"}}' },
@@ -125,7 +125,31 @@ function contenders(kind: Kind, nodeRed: { dir: string } | { notRun: string }): 
   return list;
 }
 
-const fmt = (n: number): string => Math.round(n).toLocaleString('en');
+export const fmt = (n: number): string => Math.round(n).toLocaleString('en');
+
+/**
+ * Starts the contenders together, warms each up, then measures them in alternating rounds (every other one
+ * backwards: a host that drifts during a round favours no contender); each contender's req/s, one per round.
+ */
+export async function measure(list: Contender[], body: Load, kind: string, settings: Omit<SpeedSettings, 'kinds'>): Promise<Map<string, number[]>> {
+  const running = [];
+  for (const contender of list) running.push({ contender, ...(await start(contender)) });
+  const samples = new Map<string, number[]>(running.map(({ contender }) => [contender.label, []]));
+  try {
+    for (const { port } of running) await load(port, body, settings.warmup, settings.connections);
+    for (let round = 0; round < settings.rounds; round += 1) {
+      for (const { contender, port } of round % 2 === 0 ? running : [...running].reverse()) {
+        const rate = await load(port, body, settings.seconds, settings.connections);
+        // Every round on stderr: the spread between rounds says how far the medians can be trusted.
+        process.stderr.write(`${kind} round ${round + 1}: ${contender.label}: ${fmt(rate)} req/s\n`);
+        samples.get(contender.label)?.push(rate);
+      }
+    }
+  } finally {
+    await Promise.all(running.map(({ child }) => stop(child)));
+  }
+  return samples;
+}
 
 export async function benchSpeed(settings: SpeedSettings): Promise<string> {
   ensureBuild();
@@ -136,23 +160,7 @@ export async function benchSpeed(settings: SpeedSettings): Promise<string> {
   try {
     const bodies = loads(dir);
     for (const kind of settings.kinds) {
-      const running = [];
-      for (const contender of contenders(kind, nodeRed)) running.push({ contender, ...(await start(contender)) });
-      const samples = new Map<string, number[]>(running.map(({ contender }) => [contender.label, []]));
-      try {
-        for (const { port } of running) await load(port, bodies[kind], settings.warmup, settings.connections);
-        for (let round = 0; round < settings.rounds; round += 1) {
-          // Every other round runs backwards: a host that drifts during a round favours no contender.
-          for (const { contender, port } of round % 2 === 0 ? running : [...running].reverse()) {
-            const rate = await load(port, bodies[kind], settings.seconds, settings.connections);
-            // Every round on stderr: the spread between rounds says how far the medians can be trusted.
-            process.stderr.write(`${kind} round ${round + 1}: ${contender.label}: ${fmt(rate)} req/s\n`);
-            samples.get(contender.label)?.push(rate);
-          }
-        }
-      } finally {
-        await Promise.all(running.map(({ child }) => stop(child)));
-      }
+      const samples = await measure(contenders(kind, nodeRed), bodies[kind], kind, settings);
       for (const [label, list] of samples) results.set(label, { ...results.get(label), [kind]: list });
     }
   } finally {

@@ -11,6 +11,7 @@ import { addEditorPage } from './editor/index.js';
 import { addLongWork, type ReportJobs } from './long-work.js';
 import { APPROVAL_WORKFLOW, approvalSteps } from './approval.js';
 import { CALLBACK_DRAFT, callbackSteps } from './callback.js';
+import { addMetrics } from './metrics.js';
 
 interface Order { id: number; item: string; status: string }
 
@@ -149,6 +150,8 @@ export async function createOrdersApp(options: OrdersAppOptions = {}): Promise<e
   // The editor page a user of this backend sees: /editor and /editor/preview.
   const editorEvents = addEditorPage(app, registry, { drafts, workflows: known }, { webhookMount: '/api/automation', startWith: 'inbox' });
 
+  // Calls, durations and runs of the webhooks, for Prometheus at /metrics.
+  const telemetry = addMetrics(app);
   // The webhooks' OpenAPI document at /api/automation/openapi.json, for the teams that call them.
   const own = createExecutor(steps);
   app.use('/api/automation', createWebhookMiddleware(registry, options.executor?.(own) ?? own, {
@@ -156,6 +159,7 @@ export async function createOrdersApp(options: OrdersAppOptions = {}): Promise<e
     waitingSecret: options.waitingSecret ?? EXAMPLE_WAITING_SECRET,
     // A test run that waits for a call shows its resume address in /editor.
     onEvent: editorEvents,
+    telemetry,
   }));
   return app;
 }

@@ -67,6 +67,7 @@ const server = app.listen(port, '127.0.0.1', (error) => {
     `  curl -i -X DELETE ${base}/orders/2     # 405, Allow: GET, PUT`,
     `  curl -i ${base}/nothing                # 404 with a hint`,
     `  curl http://127.0.0.1:${port}/api/automation/openapi.json   # the webhooks' OpenAPI document`,
+    `  curl http://127.0.0.1:${port}/metrics                      # calls, durations and runs, for Prometheus`,
     '',
     'Long work (answers at once, then poll the status address):',
     `  curl -X POST ${base}/reports -H 'content-type: application/json' -d '{"title":"Q3"}'`,

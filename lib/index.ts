@@ -47,7 +47,7 @@ export type {
 } from './webhooks/options.js';
 export type { WorkflowFailureContext } from './webhooks/run/report.js';
 export type { ByteSize } from './webhooks/option-checks.js';
-export type { WebhookEvent, WebhookEventListener } from './webhooks/events.js';
+export type { CallTelemetry, WebhookEvent, WebhookEventListener } from './webhooks/events.js';
 export type { AcceptedRun, HandOffContext, HandOffExecutor } from './webhooks/run/hand-off.js';
 export type * from './webhooks/types.js';
 export type * from './webhooks/registry/contract.js';

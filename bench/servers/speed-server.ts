@@ -2,7 +2,8 @@
  * One contender of the side-by-side speed table (bench/speed.ts), in its own process: argv `<family> <kind>` with
  * family `node` (parses the body and answers, the limit), `express` (an Express 5 route with express.json(),
  * express.urlencoded() or busboy), `middleware` (this middleware in Express 5), `middleware-reads` (the same, its
- * run reading every file's bytes, which joins them into one Buffer) or `mwnode` (this middleware on node:http), and
+ * run reading every file's bytes, which joins them into one Buffer), `middleware-otel-api` and `middleware-otel-sdk`
+ * (the middleware with OpenTelemetry, without and with an SDK) or `mwnode` (this middleware on node:http), and
  * kind `json`, `form` or `multipart`. It imports the package by name, so the runner decides whether that is the built
  * package (as hosts run it) or the sources. Reports `{ type: 'ready', port }` over IPC.
  */
@@ -11,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { parse as parseQueryString } from 'node:querystring';
 import busboy from 'busboy';
 import express from 'express';
-import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookExecutor } from 'workflow-webhooks';
+import { createWebhookMiddleware, MemoryWebhookRegistry, type CallTelemetry, type WebhookExecutor } from 'workflow-webhooks';
 
 const [family = 'node', kind = 'json'] = process.argv.slice(2);
 const STARTED = JSON.stringify({ message: 'Workflow was started' });
@@ -63,6 +64,27 @@ function bareExpress(): RequestListener {
   return app;
 }
 
+/**
+ * `middleware-otel-api`: with `webhookTelemetry()` and no SDK (the API's no-ops). `middleware-otel-sdk`: with the
+ * SDK as a host sets it up (context manager, batched spans, periodic metrics), exporting to memory, emptied every second.
+ */
+async function telemetryOf(name: string): Promise<CallTelemetry | undefined> {
+  if (!name.startsWith('middleware-otel')) return undefined;
+  const { webhookTelemetry } = await import('workflow-webhooks/opentelemetry');
+  if (name === 'middleware-otel-api') return webhookTelemetry();
+  const [{ context }, { AsyncLocalStorageContextManager }, traceSdk, metricsSdk] = await Promise.all([
+    import('@opentelemetry/api'), import('@opentelemetry/context-async-hooks'), import('@opentelemetry/sdk-trace'), import('@opentelemetry/sdk-metrics'),
+  ]);
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const spans = new traceSdk.InMemorySpanExporter();
+  const metrics = new metricsSdk.InMemoryMetricExporter(metricsSdk.AggregationTemporality.CUMULATIVE);
+  setInterval(() => { spans.reset(); metrics.reset(); }, 1000).unref();
+  return webhookTelemetry({
+    tracerProvider: new traceSdk.TracerProvider({ spanProcessors: [new traceSdk.BatchSpanProcessor({ exporter: spans })] }),
+    meterProvider: new metricsSdk.MeterProvider({ readers: [new metricsSdk.PeriodicExportingMetricReader({ exporter: metrics, exportIntervalMillis: 1000 })] }),
+  });
+}
+
 async function withMiddleware(bare: boolean, readsFiles: boolean): Promise<RequestListener> {
   const registry = new MemoryWebhookRegistry();
   await registry.activate({ workflowId: 'hook', nodes: [{ name: 'Webhook', parameters: { path: 'hook', httpMethod: 'POST' } }] });
@@ -75,7 +97,8 @@ async function withMiddleware(bare: boolean, readsFiles: boolean): Promise<Reque
       return output;
     }
     : () => output;
-  const middleware = createWebhookMiddleware(registry, executor);
+  const telemetry = await telemetryOf(family);
+  const middleware = createWebhookMiddleware(registry, executor, telemetry === undefined ? {} : { telemetry });
   if (bare) return (req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); });
   const app = express();
   app.use(middleware);

@@ -19,6 +19,7 @@ import type { QueueKeys } from './keys.js';
 import type { ResolvedQueueOptions } from './options.js';
 import type { ReplyWaiters } from './replies.js';
 import { admit, releaseSlot, type Admission } from './scripts.js';
+import type { TraceCarrier } from './tracing.js';
 
 /** What the hand-off needs of the queue once it is connected. */
 export interface Connected {
@@ -72,7 +73,10 @@ export function handOff(context: EnqueueContext, run: WebhookRun, call: HandOffC
       reject(unavailable(options));
     }, options.enqueueTimeoutMs);
   });
-  const stored = store(context, run, call, fate);
+  const { telemetry } = options;
+  const stored = telemetry === undefined
+    ? store(context, run, call, fate, undefined)
+    : telemetry.enqueue({ queue: options.name, workflowId: run.workflowId, callId: run.callId }, (trace) => store(context, run, call, fate, trace));
   stored.catch(() => undefined);
   return Promise.race([stored, deadline]).then((accepted) => {
     clearTimeout(timer);
@@ -83,7 +87,7 @@ export function handOff(context: EnqueueContext, run: WebhookRun, call: HandOffC
   });
 }
 
-async function store(context: EnqueueContext, run: WebhookRun, call: HandOffContext, fate: Fate): Promise<AcceptedRun> {
+async function store(context: EnqueueContext, run: WebhookRun, call: HandOffContext, fate: Fate, trace: TraceCarrier | undefined): Promise<AcceptedRun> {
   const { options, keys } = context;
   const isAbandoned = (): boolean => fate.abandoned;
   const connected = await context.connected;
@@ -114,6 +118,7 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
     const data = jobData(run, call, packed.items[0], key, track);
     data.answerBy = fate.answerBy;
     data.storeId = randomUUID();
+    if (trace !== undefined) data.trace = trace;
     let outcome: Promise<ExecutionResult> | undefined;
     if (call.awaitsOutcome) {
       data.replyTo = connected.replyChannel;

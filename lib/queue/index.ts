@@ -15,3 +15,4 @@ export type { BinarySource, BinaryStore, StoredBinary } from './binary/store.js'
 export { redisBinaryStore, type RedisBinaryStoreOptions } from './binary/redis-store.js';
 export { directoryBinaryStore, type DirectoryBinaryStoreOptions } from './binary/directory-store.js';
 export type { QueueConnection, QueueRedisClient } from './connection.js';
+export type { EnqueuedJob, ProcessedJob, QueueTelemetry, TraceCarrier } from './tracing.js';

@@ -32,6 +32,8 @@ export interface WebhookJobData {
   resume?: RunResume;
   /** When the web instance stored it, epoch milliseconds. */
   storedAt: number;
+  /** The call's trace context (W3C `traceparent`, `tracestate`), when the web instance traces: the worker's run continues it. */
+  trace?: Record<string, string>;
   /** Names this store of the job: a refusal marks it, so a later store under the same job id is not mistaken for it. */
   storeId?: string;
   /**

@@ -12,6 +12,7 @@ import type { QueuedWebhookRun } from './worker-run.js';
 import type { BinaryStore } from './binary/store.js';
 import type { QueueConnection } from './connection.js';
 import type { WebhookQueueEvent, WebhookWorkerEvent } from './events.js';
+import { resolveQueueTelemetry, type QueueTelemetry } from './tracing.js';
 
 interface Shared {
   /** A node-redis client (5 or later; it is duplicated, never used itself) or a Redis URL. */
@@ -29,6 +30,8 @@ interface Shared {
   binaryStore?: BinaryStore;
   /** The host's logger (pino, console…); default one JSON line per entry on stderr. */
   logger?: WebhookLogger;
+  /** Traces the job's way from web instance to worker: the same `webhookTelemetry()` the middleware is given. */
+  telemetry?: QueueTelemetry;
 }
 
 export interface WebhookQueueOptions extends Shared {
@@ -97,6 +100,7 @@ function shared(options: Shared, factory: string): ResolvedShared {
     inlineBinaryBytes: byteSize('inlineBinaryBytes (workflow-webhooks/queue)', options.inlineBinaryBytes, 1024 * 1024, true),
     binaryStore: options.binaryStore,
     logger: safeLogger(options.logger ?? STDERR_LOGGER),
+    telemetry: resolveQueueTelemetry(options.telemetry, factory),
   };
 }
 
@@ -104,6 +108,7 @@ export interface ResolvedShared {
   connection: QueueConnection;
   name: string;
   prefix: string;
+  telemetry: QueueTelemetry | undefined;
   inlineBinaryBytes: number;
   binaryStore: BinaryStore | undefined;
   logger: WebhookLogger;

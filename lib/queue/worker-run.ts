@@ -38,7 +38,7 @@ export interface RunWiring {
 }
 
 /** Worker runs are not watched by any call's events. */
-const NO_EVENTS: CallEvents = { active: false, emit: () => undefined };
+const NO_EVENTS: CallEvents = { active: false, emit: () => undefined, within: (run) => run() };
 
 export class QueuedRun implements QueuedWebhookRun {
   readonly workflowId: string;

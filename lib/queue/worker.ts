@@ -178,7 +178,8 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
         waiting: options.waiting?.settings, baseUrl: options.waiting?.baseUrl ?? '',
       });
       context.emit({ type: 'started', ...where, attempt });
-      const execution = Promise.resolve().then(() => options.executor(run as QueuedRun));
+      const execute = (): Promise<ExecutionResult> => Promise.resolve().then(() => options.executor(run as QueuedRun));
+      const execution = options.telemetry === undefined ? execute() : options.telemetry.process({ ...where, queue: options.name, attempt, trace: data.trace }, execute);
       run.started(execution);
       const output = await execution;
       judging = true;

@@ -1,6 +1,7 @@
 /**
  * Small parts of the middleware's wiring, kept out of middleware.ts so that it reads as the request path: the call's
- * id, which memory refuses replayed message ids, the shutdown refusal, warnings told once, the responseNode writer.
+ * id, which memory refuses replayed message ids, the shutdown refusal, warnings told once, the responseNode writer,
+ * what the `received` event says of a matched call.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,6 +14,7 @@ import { isHandOff } from './run/hand-off.js';
 import { writeSuccess } from './response/answer-call.js';
 import type { ResponsePlan } from './response/build-plan.js';
 import type { HeaderPolicy } from './response/finalize.js';
+import type { RequestTarget } from './request/target.js';
 
 /**
  * Signed message ids go where the registry keeps shared state (Redis: every instance sees them), else in process. An
@@ -32,6 +34,19 @@ const REQUEST_ID = /^[\w.:@/+=-]{1,200}$/;
 export function callIdOf(req: IncomingMessage, header: string): string {
   const given = req.headers[header];
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** The matched call as the `received` event tells it: workflow, node, the address's template, answer mode, body size. */
+export function matchedFields(req: IncomingMessage, target: RequestTarget, webhook: RegisteredWebhook, options: ResolvedOptions, suffix: string | undefined) {
+  const route = target.kind === 'waiting'
+    ? `/${options.waiting.prefix}/:waitId${suffix === undefined || suffix === '' ? '' : `/${suffix}`}`
+    : `/${target.kind === 'test' ? options.testPrefix : options.productionPrefix}/${webhook.path}`;
+  const length = Number(req.headers['content-length']);
+  return {
+    workflowId: webhook.workflowId, nodeName: webhook.nodeName, mode: webhook.kind, route, responseMode: webhook.parameters.responseMode,
+    ...(webhook.workflowName === undefined ? {} : { workflowName: webhook.workflowName }),
+    ...(Number.isSafeInteger(length) && length >= 0 ? { bodyBytes: length } : {}),
+  };
 }
 
 export function workflowOf(webhook: RegisteredWebhook | undefined): { workflowId?: string; nodeName?: string } {

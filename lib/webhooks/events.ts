@@ -24,9 +24,20 @@ interface Workflow {
   nodeName?: string;
 }
 
+/** What a matched call's `received` event adds: the address as registered, and what the node says of its answer. */
+interface Matched {
+  /** The address's template, low-cardinality for traces and metrics: `/webhook/orders/:orderId`, `/webhook-waiting/:waitId`. */
+  route?: string;
+  workflowName?: string;
+  mode?: WebhookKind;
+  responseMode?: 'onReceived' | 'lastNode' | 'responseNode';
+  /** The request's Content-Length, when it has one. */
+  bodyBytes?: number;
+}
+
 export type WebhookEvent =
   /** A request to a webhook address was matched (or not: then no workflow fields). */
-  | (CallEvent & Workflow & { type: 'received'; method: string; path: string })
+  | (CallEvent & Workflow & Matched & { type: 'received'; method: string; path: string })
   /** The call was answered with an error before any workflow ran (404, 405, 400, 413, 503, …). */
   | (CallEvent & Workflow & { type: 'rejected'; code: WebhookErrorCode; status: number; error: WebhookError })
   /**
@@ -61,27 +72,59 @@ type Omitted = 'callId' | 'durationMs';
 /** Distributes Omit over the union, so each event keeps its own fields. */
 export type EventInput = WebhookEvent extends infer E ? (E extends WebhookEvent ? Omit<E, Omitted> : never) : never;
 
+/**
+ * A tracer of calls (the `telemetry` option; `workflow-webhooks/opentelemetry` makes one): it hears every event, and
+ * runs each call's workflow inside the call's own context, so that what the workflow traces is a child of the call.
+ */
+export interface CallTelemetry {
+  onEvent: WebhookEventListener;
+  within<T>(callId: string, run: () => T): T;
+  /** Whether it records anything now; asked once per call, and a call it would not record costs nothing more. */
+  enabled?(): boolean;
+}
+
 export interface CallEvents {
   /** Whether anyone listens: without a listener, callers skip building events at all. */
   readonly active: boolean;
   emit(event: EventInput): void;
+  /** Runs the call's workflow in the call's context (the telemetry's); without telemetry, just runs it. */
+  within<T>(run: () => T): T;
 }
 
+const runDirectly = <T>(run: () => T): T => run();
+
 /** Without a listener, every call shares events that do nothing (no work per request). */
-const SILENT: CallEvents = Object.freeze({ active: false, emit: (): void => undefined });
+const SILENT: CallEvents = Object.freeze({ active: false, emit: (): void => undefined, within: runDirectly });
+
+function bothListeners(first: WebhookEventListener, second: WebhookEventListener): WebhookEventListener {
+  return (event) => {
+    try {
+      first(event);
+    } finally {
+      second(event);
+    }
+  };
+}
 
 /** The events of one call, each with the call's id and its time since the call arrived. */
-export function callEvents(listener: WebhookEventListener | undefined, callId: string): CallEvents {
-  if (listener === undefined) return SILENT;
+export function callEvents(listener: WebhookEventListener | undefined, callId: string, given?: CallTelemetry): CallEvents {
+  const telemetry = given === undefined || given.enabled?.() === false ? undefined : given;
+  const heard = telemetry === undefined ? listener : listener === undefined ? telemetry.onEvent : bothListeners(telemetry.onEvent, listener);
+  if (heard === undefined) return SILENT;
   const started = performance.now();
   return {
     active: true,
     emit(event) {
+      // Every event is a fresh literal of its emitter: completed in place, as a copy would cost each call.
+      const complete = event as WebhookEvent;
+      complete.callId = callId;
+      complete.durationMs = performance.now() - started;
       try {
-        listener({ ...event, callId, durationMs: performance.now() - started } as WebhookEvent);
+        heard(complete);
       } catch {
         // A failing listener must not change the answer of the call it observes.
       }
     },
+    within: telemetry === undefined ? runDirectly : (run) => telemetry.within(callId, run),
   };
 }

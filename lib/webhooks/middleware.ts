@@ -41,7 +41,7 @@ import {
 import { answerFrom, startCall, type Call, type StartedCall } from './response/answer-call.js';
 import { ignoreRespond, reporter } from './run/report.js';
 import { createResponder, NO_RESPONDER } from './response/workflow-responder.js';
-import { callIdOf, replayMemoryOf, shuttingDown, warnOnce, workflowOf, writerOf } from './call-wiring.js';
+import { callIdOf, matchedFields, replayMemoryOf, shuttingDown, warnOnce, workflowOf, writerOf } from './call-wiring.js';
 import { waitingSettings, type WaitingSettings } from '../waiting/settings.js';
 import { claimWaitCall, matchWait, resumeInRun, waitingOptions, watchExpiries, type WaitMatch } from '../waiting/serve.js';
 import { sendError } from './response/error-answer.js';
@@ -144,7 +144,7 @@ interface Context {
 function serveCall(req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, target: RequestTarget, context: Context): void {
   const { options } = context;
   const callId = callIdOf(req, options.requestIdHeader);
-  const events = callEvents(options.onEvent, callId);
+  const events = callEvents(options.onEvent, callId, options.telemetry);
   const state = newCallState(callId, events, context.inFlight);
   watchClose(res, state);
   const wiring: Wiring = {
@@ -207,7 +207,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
   const { webhook, params } = waitMatch ?? await matchWebhook(wiring.registry, target, method);
   state.webhook = webhook;
   if (webhook.warnings !== undefined) warnOnce(webhook.warnings, options.logger);
-  if (events.active) events.emit({ type: 'received', method, path: target.rawPath, workflowId: webhook.workflowId, nodeName: webhook.nodeName });
+  if (events.active) events.emit({ type: 'received', method, path: target.rawPath, ...matchedFields(req, target, webhook, options, waitMatch?.wait.suffix) });
   // CORS goes on the response first: every answer from here on, errors included, must be readable by the browser.
   const cors = corsHeaders(webhook.parameters.allowedOrigins, req.headers.origin);
   for (const name in cors) addHeader(res, name, cors[name] as string);

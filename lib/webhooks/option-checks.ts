@@ -3,6 +3,7 @@
  * what it must be and shows what it got.
  */
 import bytes from 'bytes';
+import type { CallTelemetry } from './events.js';
 
 export function fail(name: string, expected: string, value: unknown): never {
   throw new TypeError(`workflow-webhooks: option ${name} must be ${expected}; got ${describeValue(value)}.`);
@@ -82,4 +83,13 @@ export function byteSize(name: string, value: unknown, fallback: number, zeroAll
   const parsed = typeof value === 'string' && /^\s*\d+(\.\d+)?\s*(b|kb|mb|gb|tb|pb)?\s*$/i.test(value) ? bytes.parse(value) : value;
   if (typeof parsed !== 'number' || !Number.isSafeInteger(parsed) || parsed < 0 || (parsed === 0 && !zeroAllowed)) fail(name, expected, value);
   return parsed;
+}
+
+/** The `telemetry` option: something that hears a call's events and runs its workflow in the call's context. */
+export function resolveTelemetry(value: CallTelemetry | undefined): CallTelemetry | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || typeof value.onEvent !== 'function' || typeof value.within !== 'function') {
+    fail('telemetry', 'an object with onEvent() and within() (webhookTelemetry() of workflow-webhooks/opentelemetry)', value);
+  }
+  return value;
 }

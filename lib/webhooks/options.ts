@@ -4,7 +4,7 @@
  */
 import type { WebhookError } from './errors.js';
 import type { DeadlineSettings } from './run/deadline.js';
-import type { WebhookEventListener } from './events.js';
+import type { CallTelemetry, WebhookEventListener } from './events.js';
 import type { CredentialResolver } from './guards/authenticate.js';
 import type { PayloadLimits } from './payload/limits.js';
 import { resolveLimits, resolveUploads, type WebhookLimitsOptions, type WebhookUploadsOptions } from './option-limits.js';
@@ -13,7 +13,7 @@ import type { WebhookKind } from './types.js';
 import { safeLogger, STDERR_LOGGER, type WebhookLogger } from './logger.js';
 import { OPEN_HEADER_POLICY, type HeaderPolicy } from './response/finalize.js';
 import { isHeaderName } from './registry/node-options.js';
-import { allowedHosts, fail, prefix, publicUrl } from './option-checks.js';
+import { allowedHosts, fail, prefix, publicUrl, resolveTelemetry } from './option-checks.js';
 
 export type { WebhookLimitsOptions, WebhookUploadsOptions } from './option-limits.js';
 import type { WorkflowFailureContext } from './run/report.js';
@@ -55,6 +55,11 @@ export interface WebhookMiddlewareOptions extends WaitingMiddlewareOptions {
   timeoutStatus?: number;
   /** Lifecycle events of every call (received, rejected, started, executed, failed, timedOut, responded). */
   onEvent?: WebhookEventListener;
+  /**
+   * Traces and metrics of every call: `webhookTelemetry()` of `workflow-webhooks/opentelemetry`, or anything that
+   * hears the events and runs a call's workflow in the call's context.
+   */
+  telemetry?: CallTelemetry;
   /**
    * Reverse proxies in front of the server, whose X-Forwarded-For entries are trusted to find the caller's address.
    * Default: the environment variable PLATFORM_PROXY_HOPS, read once here, else 0 (X-Forwarded-For ignored).
@@ -100,6 +105,7 @@ export interface ResolvedOptions {
   credentials: CredentialResolver | undefined;
   deadline: DeadlineSettings;
   onEvent: WebhookEventListener | undefined;
+  telemetry: CallTelemetry | undefined;
   logger: WebhookLogger;
   /** Lower-cased. */
   requestIdHeader: string;
@@ -113,7 +119,7 @@ export interface ResolvedOptions {
 }
 
 const KNOWN_OPTIONS = new Set(['productionPrefix', 'testPrefix', 'publicUrl', 'allowedHosts', 'errorHandling', 'onWorkflowError', 'limits', 'uploads',
-  'responseTimeoutMs', 'timeoutStatus', 'onEvent', 'proxyHops', 'credentials', 'logger', 'requestIdHeader', 'maxRunMs', 'bodyTimeoutMs',
+  'responseTimeoutMs', 'timeoutStatus', 'onEvent', 'telemetry', 'proxyHops', 'credentials', 'logger', 'requestIdHeader', 'maxRunMs', 'bodyTimeoutMs',
   'forbiddenResponseHeaders', 'openApi', 'waitingSecret', 'waitingPrefix']);
 
 function resolveDeadline(ms: unknown, status: unknown): DeadlineSettings {
@@ -214,6 +220,7 @@ export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly
     uploads: resolveUploads(options.uploads),
     deadline: Object.freeze(resolveDeadline(options.responseTimeoutMs, options.timeoutStatus)),
     onEvent: optionalFunction('onEvent', options.onEvent),
+    telemetry: resolveTelemetry(options.telemetry),
     proxyHops: resolveProxyHops(options.proxyHops),
     credentials: optionalFunction('credentials', options.credentials),
     logger,

@@ -34,6 +34,18 @@ describe('example-app: an orders API with workflow webhooks', () => {
     expect(Object.keys(res.body.paths['/webhook/orders/{orderId}'])).to.deep.equal(['parameters', 'get', 'put']);
   });
 
+  it('counts its webhook calls for Prometheus at /metrics, by workflow, method, status class and code', async () => {
+    const app = await createOrdersApp();
+    await request(app).get(`${base}/orders/1`).expect(200);
+    await request(app).get(`${base}/orders/1`).expect(200);
+    await request(app).get(`${base}/nothing`).expect(404);
+    const res = await request(app).get('/metrics').expect(200).expect('content-type', /text\/plain/);
+    const line = (pattern: RegExp): string | undefined => res.text.split('\n').find((text) => pattern.test(text));
+    expect(line(/^webhook_calls_total\{.*webhook_workflow_id="order-status".*\} 2$/), res.text).to.be.a('string');
+    expect(line(/^webhook_calls_total\{(?=.*error_type="WEBHOOK_NOT_FOUND")(?=.*webhook_response_status_class="4xx").*\} 1$/), res.text).to.be.a('string');
+    expect(line(/^webhook_call_duration_count\{.*webhook_workflow_id="order-status".*\} 2$/), res.text).to.be.a('string');
+  });
+
   it('answers an unknown address with 404 and a hint', async () => {
     const app = await createOrdersApp();
     const res = await request(app).get(`${base}/nothing`).expect(404);

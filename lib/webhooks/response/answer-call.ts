@@ -128,7 +128,8 @@ async function answerFromRun(call: Call, execution: Promise<ExecutionResult>): P
 function startHandedOff(call: Call, executor: HandOffExecutor): StartedCall {
   const { run, events, report, onSettled, parameters } = call;
   const awaitsOutcome = parameters.responseMode !== 'onReceived' || run.mode === 'test';
-  const accepted = executor.handOff(run, { responseMode: parameters.responseMode, settings: call.settings, awaitsOutcome }).then((handed) => {
+  // In the call's context: a tracer's span of the enqueue is the call's child, and travels with the job.
+  const accepted = events.within(() => executor.handOff(run, { responseMode: parameters.responseMode, settings: call.settings, awaitsOutcome })).then((handed) => {
     if (events.active) {
       events.emit({ type: 'enqueued', workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode, jobId: handed.jobId, duplicate: handed.duplicate });
     }

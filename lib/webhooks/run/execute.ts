@@ -79,7 +79,7 @@ export function reportedExecution(execution: ExecutionReporting): Promise<Execut
   const { run, events } = execution;
   const where = { workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode };
   if (events.active) events.emit({ type: 'started', ...where });
-  return executeWorkflow(execution.executor, run).then((result) => {
+  return events.within(() => executeWorkflow(execution.executor, run)).then((result) => {
     if (events.active) events.emit({ type: 'executed', ...where, items: result.items.length });
     execution.onSettled?.({ output: result });
     return result;
