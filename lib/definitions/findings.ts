@@ -29,10 +29,10 @@ export const FINDING_CATALOGUE = {
   // Resource locator and resource mapper.
   'modes-missing': 'error', 'mode-name-duplicate': 'error', 'list-mode-without-search-method': 'error', 'default-mode-unknown': 'error',
   'regex-invalid': 'error', 'extract-value-groups': 'error', 'mode-url-unresolved': 'error', 'mode-url-not-expression': 'warning',
-  'resource-mapper-default': 'error', 'resource-mapper-value-not-null': 'warning', 'resource-mapper-method': 'error', 'multi-key-match-in-add': 'warning', 'auto-map-default': 'warning',
+  'resource-mapper-default': 'error', 'resource-mapper-method': 'error', 'multi-key-match-in-add': 'warning', 'auto-map-default': 'warning',
   // Display options and sibling names.
   'display-options-invalid': 'error', 'invalid-condition': 'error', 'unknown-condition-operator': 'error', 'duplicate-name': 'error',
-  'duplicate-name-possible': 'warning', 'display-value-unknown': 'warning',
+  'duplicate-name-possible': 'warning', 'display-value-unknown': 'warning', 'display-value-not-string': 'warning',
   // Conventions of working nodes.
   'no-data-expression-missing': 'warning', 'operation-action-missing': 'warning', 'required-false': 'warning',
   // Inputs that cannot be walked: nested past the depth bound (a cycle), or a hostile object that throws when read.

@@ -27,6 +27,7 @@ const operation = (forResource: string, values: string[]): Def => ({
 });
 const shownFor = (name: string, show: Def, extra: Def = {}): Def => ({ displayName: name, name, type: 'string', default: '', displayOptions: { show }, ...extra });
 const locator = (mode: Def): Def => ({ displayName: 'Board', name: 'board', type: 'resourceLocator', default: { mode: 'id', value: '' }, modes: [mode] });
+const inputs = (value: unknown): Def => ({ displayName: 'Inputs', name: 'inputs', type: 'resourceMapper', default: { mappingMode: 'defineBelow', value }, typeOptions: { resourceMapper: { resourceMapperMethod: 'getInputs', mode: 'add' } } });
 
 /** Defaults the platform reads as "nothing": warnings, each with its own code; and the one that slips past required. */
 export const TOLERATED_DEFAULTS: Case[] = [
@@ -37,7 +38,8 @@ export const TOLERATED_DEFAULTS: Case[] = [
   { rule: 'a number default of false is only a warning', valid: [{ displayName: 'Count', name: 'count', type: 'number', default: 0 }], invalid: [{ displayName: 'Count', name: 'count', type: 'number', default: false }], code: 'number-default-not-number', severity: 'warning', path: '/properties/0/default', message: /works as "no value"/ },
   { rule: 'a number field without a default is only a warning', valid: [{ displayName: 'Timestamp', name: 'ts', type: 'number', default: null }], invalid: [{ displayName: 'Timestamp', name: 'ts', type: 'number', required: true }], code: 'number-default-not-number', severity: 'warning', path: '/properties/0/default', message: /default undefined/ },
   { rule: "a fixedCollection default that is a list is only a warning", valid: [{ displayName: 'Formats', name: 'formats', type: 'fixedCollection', default: { format: [{ type: 'markdown' }] }, typeOptions: { multipleValues: true }, options: [{ name: 'format', displayName: 'Format', values: [{ displayName: 'Type', name: 'type', type: 'string', default: '' }] }] }], invalid: [{ displayName: 'Formats', name: 'formats', type: 'fixedCollection', default: [{ type: 'markdown' }], typeOptions: { multipleValues: true }, options: [{ name: 'format', displayName: 'Format', values: [{ displayName: 'Type', name: 'type', type: 'string', default: '' }] }] }], code: 'default-not-object', severity: 'warning', path: '/properties/0/default', message: /these entries are not shown/ },
-  { rule: "a resource mapper default's value is null, an object only warned", valid: [{ displayName: 'Inputs', name: 'inputs', type: 'resourceMapper', default: { mappingMode: 'defineBelow', value: null }, typeOptions: { resourceMapper: { resourceMapperMethod: 'getInputs', mode: 'add' } } }], invalid: [{ displayName: 'Inputs', name: 'inputs', type: 'resourceMapper', default: { mappingMode: 'defineBelow', value: {} }, typeOptions: { resourceMapper: { resourceMapperMethod: 'getInputs', mode: 'add' } } }], code: 'resource-mapper-value-not-null', severity: 'warning', path: '/properties/0/default/value', message: /start with value: null/ },
+  { rule: "a resource mapper default's value is null: an empty object is an error too", valid: [inputs(null)], invalid: [inputs({})], code: 'resource-mapper-default', severity: 'error', path: '/properties/0/default', message: /default value must be null .*got \{\}/ },
+  { rule: "a resource mapper default's value is null: a mapping is a saved workflow's value, not a default", valid: [inputs(null)], invalid: [inputs({ id: 1 })], code: 'resource-mapper-default', severity: 'error', path: '/properties/0/default', message: /default value must be null/ },
   { rule: "a notice's default is ''", valid: [{ displayName: 'Pick a sheet first', name: 'notice', type: 'notice', default: '' }], invalid: [{ displayName: 'Pick a sheet first', name: 'notice', type: 'notice', default: 'Saves on close' }], code: 'notice-default-not-empty', severity: 'warning', path: '/properties/0/default', message: /never shown/ },
 ];
 
@@ -90,6 +92,24 @@ export const NAMES_AND_DISPLAY: Case[] = [
       { displayName: 'Extras', name: 'extras', type: 'collection', default: {}, options: [shownFor('note', { '/operation': ['create'] })] }],
     invalid: [resource, operation('ticket', ['get', 'create']), operation('user', ['get', 'invite']), shownFor('email', { resource: ['ticket'], operation: ['invite'] })],
     code: 'display-value-unknown', severity: 'warning', path: '/properties/3/displayOptions/show/operation/0', message: /"invite" names no option of 'operation' \('get', 'create'\): the field is never shown/,
+  },
+  {
+    rule: 'show.resource values are strings: null is flagged even where a matching option exists',
+    valid: [resource, shownFor('email', { resource: ['user'] })],
+    invalid: [resource, shownFor('email', { resource: ['user', null] })],
+    code: 'display-value-not-string', severity: 'warning', path: '/properties/1/displayOptions/show/resource/1', message: /show\.resource\[1\] is null, but resource values are strings/,
+  },
+  {
+    rule: 'show.operation values are strings: a number is flagged, with no operation parameter to compare with',
+    valid: [shownFor('email', { operation: ['send'] })],
+    invalid: [shownFor('email', { operation: [1] })],
+    code: 'display-value-not-string', severity: 'warning', path: '/properties/0/displayOptions/show/operation/0', message: /is 1, but operation values are strings/,
+  },
+  {
+    rule: 'hide./operation values are strings: a boolean is flagged in a collection\'s options too',
+    valid: [{ displayName: 'Extras', name: 'extras', type: 'collection', default: {}, options: [{ displayName: 'Note', name: 'note', type: 'string', default: '', displayOptions: { hide: { '/operation': ['get'] } } }] }],
+    invalid: [{ displayName: 'Extras', name: 'extras', type: 'collection', default: {}, options: [{ displayName: 'Note', name: 'note', type: 'string', default: '', displayOptions: { hide: { '/operation': [true] } } }] }],
+    code: 'display-value-not-string', severity: 'warning', path: '/properties/0/options/0/displayOptions/hide/~1operation/0', message: /is true, but operation values are strings/,
   },
   {
     rule: 'the operation checks concern the top-level operation only',

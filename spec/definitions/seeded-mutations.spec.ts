@@ -70,6 +70,8 @@ const KINDS: Kind[] = [
   { rule: "a mode's url is an expression", code: 'mode-url-unresolved', seeds: eachItem(is('resourceLocator'), modes, (m) => { m.url = String(m.url).slice(1); }, '/url', (m) => m.url !== undefined) },
   { rule: 'extractValue has one capture group', code: 'extract-value-groups', seeds: eachItem(is('resourceLocator'), modes, (m) => { m.extractValue.regex = String(m.extractValue.regex).replace(/[()]/g, ''); }, '/extractValue/regex', (m) => m.extractValue !== undefined) },
   { rule: "a resource mapper default's value is null", code: 'resource-mapper-default', seeds: each(is('resourceMapper'), (d) => { d.default.value = 'none'; }, '/default') },
+  { rule: "a resource mapper default's value is null, not an empty mapping", code: 'resource-mapper-default', seeds: each(is('resourceMapper'), (d) => { d.default.value = {}; }, '/default') },
+  { rule: "a resource mapper default's value is null, not a mapping", code: 'resource-mapper-default', seeds: each(is('resourceMapper'), (d) => { d.default.value = { id: 1 }; }, '/default') },
   { rule: 'the resource mapper mode is add, update or upsert', code: 'invalid-value', seeds: each(is('resourceMapper'), (d) => { rm(d).mode = 'delete'; }, '/typeOptions/resourceMapper/mode') },
   { rule: 'the resource mapper names its method', code: 'resource-mapper-method', seeds: each(is('resourceMapper'), (d) => { delete rm(d).resourceMapperMethod; }, '/typeOptions/resourceMapper') },
   { rule: 'multiKeyMatch applies to update and upsert only', code: 'multi-key-match-in-add', seeds: each(is('resourceMapper'), (d) => { rm(d).mode = 'add'; rm(d).multiKeyMatch = true; }, '/typeOptions/resourceMapper/multiKeyMatch') },
@@ -80,6 +82,11 @@ const KINDS: Kind[] = [
   { rule: "a filter's caseSensitive is a boolean or an expression", code: 'wrong-type', seeds: each(is('filter'), (d) => { d.typeOptions.filter.caseSensitive = 1; }, '/typeOptions/filter/caseSensitive') },
   { rule: 'show.resource values name a resource', code: 'display-value-unknown', seeds: each((d, p) => top(p) && Array.isArray(d.displayOptions?.show?.resource), (d) => { d.displayOptions.show.resource[0] = 'tikcet'; }, '/displayOptions/show/resource/0') },
   { rule: 'show.operation values name an operation', code: 'display-value-unknown', seeds: each((d, p) => top(p) && Array.isArray(d.displayOptions?.show?.operation), (d) => { d.displayOptions.show.operation[0] = 'gett'; }, '/displayOptions/show/operation/0') },
+  ...[null, 7, false].flatMap((entry) => (['resource', 'operation'] as const).map((key): Kind => ({
+    rule: `show.${key} values are strings, not ${JSON.stringify(entry)}`, code: 'display-value-not-string',
+    seeds: (description: Def) => sitesOf(description.properties as unknown[], '/properties').filter(({ def }) => Array.isArray(def.displayOptions?.show?.[key]))
+      .map(({ def, pointer }) => ({ target: pointer, mutate: (d: Def) => { d.displayOptions.show[key].push(entry); }, at: `${pointer}/displayOptions/show/${key}/${def.displayOptions.show[key].length as number}` })),
+  }))),
   { rule: 'displayOptions values are arrays', code: 'display-options-invalid', seeds: each((d) => Array.isArray(d.displayOptions?.show?.resource), (d) => { d.displayOptions.show.resource = d.displayOptions.show.resource[0]; }, '/displayOptions/show/resource') },
   { rule: "a hint's location is inputPane, outputPane or ndv", code: 'invalid-value', seeds: (d) => (d.hints as Def[]).map((_, i) => ({ target: `/hints/${i}`, mutate: (h) => { h.location = 'sidebar'; }, at: `/hints/${i}/location` })) },
   { rule: "a hint's type is info, warning or danger", code: 'invalid-value', seeds: (d) => (d.hints as Def[]).map((_, i) => ({ target: `/hints/${i}`, mutate: (h) => { h.type = 'error'; }, at: `/hints/${i}/type` })) },

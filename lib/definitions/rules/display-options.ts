@@ -1,12 +1,15 @@
 /**
  * displayOptions (and disabledOptions): every key's value is an array of plain values or `{ _cnd: { op: value } }`
- * with exactly one known operator. Also evaluates a condition on a concrete value, for the sibling rule.
+ * with exactly one known operator, and the values of `resource` and `operation` (which are option values of those
+ * parameters) are strings. Also evaluates a condition on a concrete value, for the sibling rule.
  */
 import { CONDITION_OPERATORS } from '../types.js';
 import { isObject, type PropertyRule } from './context.js';
 import type { Findings, Location } from '../findings.js';
 
 const OPERATORS = new Set<string>(CONDITION_OPERATORS);
+/** Keys whose values are a `resource` or `operation` parameter's option values, always strings. */
+const STRING_KEYS = new Set(['resource', 'operation', '/resource', '/operation']);
 
 function checkRules(rules: unknown, at: Location, findings: Findings, where: string[]): void {
   if (rules === undefined) return;
@@ -20,7 +23,12 @@ function checkRules(rules: unknown, at: Location, findings: Findings, where: str
       continue;
     }
     values.forEach((entry, index) => {
-      if (!isObject(entry)) return;
+      if (!isObject(entry)) {
+        if (typeof entry !== 'string' && STRING_KEYS.has(key) && where[0] === 'displayOptions') {
+          findings.report('display-value-not-string', at, `${where.join('.')}.${key}[${index}] is ${JSON.stringify(entry) ?? typeof entry}, but ${key.replace('/', '')} values are strings (the parameter's option values): it never matches`, [...where, key, index]);
+        }
+        return;
+      }
       const condition = entry._cnd;
       const operators = isObject(condition) ? Object.keys(condition) : [];
       if (!isObject(condition) || Object.keys(entry).length !== 1 || operators.length !== 1) {

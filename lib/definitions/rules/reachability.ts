@@ -59,7 +59,8 @@ export const checkDisplayValues: PropertyRule = (definition, at, { findings, roo
     const known = cached(root, `${name}\u0000${resources.map(String).join('\u0000')}`, () => knownValues(parameters, resources));
     const entries = show[key] as unknown[];
     const unknown = entries.map((value, index) => ({ value, index }))
-      .filter(({ value }) => (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') && !String(value).startsWith('=') && !known.has(value));
+      // Values that are not strings get a finding of their own (display-value-not-string).
+      .filter(({ value }) => typeof value === 'string' && !value.startsWith('=') && !known.has(value));
     const never = unknown.length === entries.length;
     for (const { value, index } of unknown) {
       findings.report('display-value-unknown', at, `displayOptions.show.${key} value ${JSON.stringify(value)} names no option of '${name}' (${quoteList([...known])})${never ? ': the field is never shown' : ': it never matches'}`, ['displayOptions', 'show', key, index]);

@@ -9,11 +9,12 @@ export const checkResourceMapper: PropertyRule = (definition, at, { findings, me
   if (definition.type !== 'resourceMapper') return;
   const value = definition.default;
   const mappingMode = isObject(value) ? value.mappingMode : undefined;
-  if (!isObject(value) || (mappingMode !== 'defineBelow' && mappingMode !== 'autoMapInputData') || (value.value !== null && !isObject(value.value))) {
+  if (!isObject(value) || (mappingMode !== 'defineBelow' && mappingMode !== 'autoMapInputData')) {
     findings.report('resource-mapper-default', at, `default must be { mappingMode: 'defineBelow' | 'autoMapInputData', value: null }; got ${describeValue(value)}`, ['default']);
   } else if (value.value !== null) {
-    // An object is a mapping the platform reads (an empty one maps nothing), but the fields are fetched later.
-    findings.report('resource-mapper-value-not-null', at, `default value ${describeValue(value.value)} works as a mapping, but the fields are only known once fetched: start with value: null`, ['default', 'value']);
+    // A saved workflow's value is an object; a definition's default is what a new node starts with, before any
+    // field is fetched: null.
+    findings.report('resource-mapper-default', at, `default value must be null (a new node has no mapping until its fields are fetched); got ${describeValue(value.value)}`, ['default']);
   }
   const options = typeOptionsOf(definition).resourceMapper;
   if (!isObject(options)) {
