@@ -11,9 +11,11 @@ export interface WebhookLogger {
 export function errorFields(error: unknown, depth = 0): Record<string, unknown> {
   if (!(error instanceof Error)) return { message: String(error) };
   const fields: Record<string, unknown> = { type: error.name, message: error.message };
-  const { code, status } = error as { code?: unknown; status?: unknown };
+  const { code, status, hint } = error as { code?: unknown; status?: unknown; hint?: unknown };
   if (code !== undefined) fields.code = code;
   if (status !== undefined) fields.status = status;
+  // What to change is for the operator reading the log as much as for the caller.
+  if (hint !== undefined) fields.hint = hint;
   if (error.stack !== undefined) fields.stack = error.stack;
   if (error.cause !== undefined && depth < 5) fields.cause = errorFields(error.cause, depth + 1);
   return fields;

@@ -218,7 +218,7 @@ async function parseSigned(req: IncomingMessage, shared: PayloadSettings, node: 
     // The host's parser has the body; only the bytes its verify hook kept can be checked.
     if (!Buffer.isBuffer(host.rawBody)) {
       throw new WebhookError('SIGNATURE_BODY_UNAVAILABLE', 'The signature cannot be checked: a body parser of the host read the body and kept no raw bytes.', {
-        hint: 'Mount the webhook middleware before global body parsers, or keep the bytes on req.rawBody in the parser\'s verify hook.',
+        hint: 'Mount the webhook middleware before global body parsers, or keep the bytes on req.rawBody (Express: the parser\'s verify hook; NestJS: NestFactory.create(AppModule, { rawBody: true })).',
       });
     }
     const verified = await signature.verify(host.rawBody);

@@ -1,0 +1,16 @@
+import { expect } from 'chai';
+import ts from 'typescript';
+import { compileErrors, readmeBlock, USER_OPTIONS } from './support/readme/blocks.js';
+
+/**
+ * README's host sections are copied as printed: their self-contained files compile under strict with the options
+ * the section gives (a fresh app built from them is the proof for the rest; see the closing notes of the hosts work).
+ */
+describe('README\'s host sections', function () {
+  this.timeout(60_000);
+
+  it('NestJS: the webhooks module compiles as printed, with experimentalDecorators as its tsconfig says', () => {
+    const options = { ...USER_OPTIONS, experimentalDecorators: true, emitDecoratorMetadata: true, target: ts.ScriptTarget.ES2022 };
+    expect(compileErrors(readmeBlock('## NestJS'), options)).to.deep.equal([]);
+  });
+});
