@@ -26,6 +26,8 @@ interface CallRecord {
 const MOST_OPEN_CALLS = 50_000;
 
 const SPAN_EVENTS = new Set(['enqueued', 'timedOut', 'waiting', 'resumed', 'expired']);
+/** HTTP's methods; any other is `_OTHER`, as the conventions say, so that a caller cannot grow the metrics' series. */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH']);
 
 export class CallSpans {
   readonly #tracer: Tracer;
@@ -86,13 +88,15 @@ export class CallSpans {
   #received(event: Extract<WebhookEvent, { type: 'received' }>): void {
     if (this.#calls.has(event.callId)) return;
     if (this.#calls.size >= MOST_OPEN_CALLS) this.#dropOldest();
-    const method = event.method.toUpperCase();
+    const given = event.method.toUpperCase();
+    const method = METHODS.has(given) ? given : '_OTHER';
     const parent = context.active();
     const span = this.#tracer.startSpan(event.route === undefined ? `webhook ${method}` : `webhook ${method} ${event.route}`, {
       kind: SpanKind.INTERNAL,
       startTime: performance.timeOrigin + performance.now() - event.durationMs,
       attributes: defined({
         [ATTRIBUTE.method]: method,
+        'http.request.method_original': given === method ? undefined : given,
         [ATTRIBUTE.route]: event.route,
         [ATTRIBUTE.workflowId]: event.workflowId,
         [ATTRIBUTE.workflowName]: event.workflowName,

@@ -2,7 +2,8 @@
  * OpenTelemetry for webhook calls, with the real SDK in memory: one span per call under the host's HTTP span, the
  * workflow's own spans under it, error spans with the library's code, and metrics that add up to the calls made.
  */
-import type { Server } from 'node:http';
+import { request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import express from 'express';
 import request from 'supertest';
@@ -82,6 +83,13 @@ describe('OpenTelemetry: a span and metrics per webhook call', () => {
     expect(failed?.attributes).to.deep.include({ 'error.type': 'WORKFLOW_FAILED', 'http.response.status_code': 500 });
     const exception = failed?.events.find((event) => event.name === 'exception');
     expect(exception?.attributes?.['exception.message']).to.equal('database down');
+    // A method HTTP does not define is one series, not one per spelling a caller sends.
+    await new Promise<void>((resolve, reject) => {
+      const { port } = server.address() as AddressInfo;
+      httpRequest({ host: '127.0.0.1', port, method: 'PROPFIND', path: `${BASE}/webhook/broken` }, (res) => { res.resume().on('end', resolve); }).on('error', reject).end();
+    });
+    const other = byName('webhook _OTHER');
+    expect(other?.attributes).to.deep.include({ 'http.request.method': '_OTHER', 'http.request.method_original': 'PROPFIND' });
   });
 
   it('counts 100 calls as 100, split by status class and code, with durations, body sizes and runs in flight that add up', async () => {
