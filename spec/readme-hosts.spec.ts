@@ -13,4 +13,11 @@ describe('README\'s host sections', function () {
     const options = { ...USER_OPTIONS, experimentalDecorators: true, emitDecoratorMetadata: true, target: ts.ScriptTarget.ES2022 };
     expect(compileErrors(readmeBlock('## NestJS'), options)).to.deep.equal([]);
   });
+
+  it('Fastify: the app compiles as printed, and so does it with the error handler that follows it', () => {
+    const app = readmeBlock('## Fastify');
+    expect(compileErrors(app)).to.deep.equal([]);
+    const handler = readmeBlock('## Fastify', 1).replace(/^import .*\n/m, '');
+    expect(compileErrors(`import { WebhookError } from 'workflow-webhooks';\n${app}\n${handler}`)).to.deep.equal([]);
+  });
 });
