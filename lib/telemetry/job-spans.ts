@@ -37,8 +37,11 @@ export class JobSpans implements QueueTelemetry {
 
   process<T>(job: ProcessedJob, run: () => Promise<T>): Promise<T> {
     const parent = job.trace === undefined ? context.active() : propagation.extract(context.active(), job.trace);
+    // A child of the send (one trace), and linked to it too, as the messaging conventions link a process to its send.
+    const sent = job.trace === undefined ? undefined : trace.getSpanContext(parent);
     const span = this.#tracer.startSpan(`process ${job.queue}`, {
       kind: SpanKind.CONSUMER,
+      links: sent === undefined ? [] : [{ context: sent }],
       attributes: defined({
         'messaging.operation.type': 'process', 'messaging.destination.name': job.queue, [ATTRIBUTE.jobId]: job.jobId,
         [ATTRIBUTE.workflowId]: job.workflowId, [ATTRIBUTE.node]: job.nodeName, [ATTRIBUTE.mode]: job.mode,

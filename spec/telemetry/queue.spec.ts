@@ -53,6 +53,7 @@ if (findService(REDIS) === undefined) {
         expect(attempt.kind).to.equal(SpanKind.CONSUMER);
         expect(attempt.spanContext().traceId).to.equal(call?.spanContext().traceId);
         expect(attempt.parentSpanContext?.spanId).to.equal(send?.spanContext().spanId);
+        expect(attempt.links.map((link) => link.context.spanId)).to.deep.equal([send?.spanContext().spanId]);
         expect(attempt.attributes).to.deep.include({ 'webhook.workflow.id': 'traced', 'messaging.message.id': send?.attributes['messaging.message.id'] });
       }
       expect(attempts[0]?.status).to.deep.equal({ code: SpanStatusCode.ERROR, message: 'first attempt fails' });
