@@ -3,7 +3,7 @@
  * patching the middleware. A listener that throws is ignored: observing a call never breaks it.
  */
 import type { WebhookError, WebhookErrorCode } from './errors.js';
-import type { WebhookKind } from './types.js';
+import type { ResponseMode, WebhookKind } from './types.js';
 
 interface CallEvent {
   /** Correlates the events of one call: the request id, else a new UUID (also `run.callId`). */
@@ -30,7 +30,7 @@ interface Matched {
   route?: string;
   workflowName?: string;
   mode?: WebhookKind;
-  responseMode?: 'onReceived' | 'lastNode' | 'responseNode';
+  responseMode?: ResponseMode;
   /** The request's Content-Length, when it has one. */
   bodyBytes?: number;
 }
