@@ -5,7 +5,7 @@
  */
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import type { WebhookEvent } from '../webhooks/events.js';
-import { ATTRIBUTE, defined, statusClass, type Instruments } from './instruments.js';
+import { ATTRIBUTE, defined, runStarted, statusClass, type Instruments } from './instruments.js';
 
 /** What is kept of a call between its events. */
 interface CallRecord {
@@ -15,8 +15,8 @@ interface CallRecord {
   attributes: Record<string, string | undefined>;
   bodyBytes: number | undefined;
   code: string | undefined;
-  /** `performance.now()` when its run started; undefined while none runs. */
-  runStartedAt: number | undefined;
+  /** Ends the measure of its run; undefined while none runs. */
+  runEnded: ((outcome: 'executed' | 'failed') => void) | undefined;
   runAttributes: Attributes;
   /** Queue mode: the run is a job, measured on the worker that takes it; the web instance only waits for it. */
   queued: boolean;
@@ -57,9 +57,7 @@ export class CallSpans {
         call.span.setAttribute(ATTRIBUTE.errorType, event.code);
         break;
       case 'started':
-        if (call.queued) break;
-        call.runStartedAt = performance.now();
-        this.#instruments.runsActive.add(1, call.runAttributes);
+        if (!call.queued) call.runEnded = runStarted(this.#instruments, call.runAttributes);
         break;
       case 'executed':
         this.#runEnded(call, 'executed');
@@ -101,32 +99,29 @@ export class CallSpans {
         [ATTRIBUTE.workflowId]: event.workflowId,
         [ATTRIBUTE.workflowName]: event.workflowName,
         [ATTRIBUTE.node]: event.nodeName,
+        [ATTRIBUTE.mode]: event.mode,
         [ATTRIBUTE.responseMode]: event.responseMode,
         [ATTRIBUTE.callId]: event.callId,
         'webhook.path': event.path,
       }),
     }, parent);
     const { mode } = event;
-    if (mode !== undefined) span.setAttribute(ATTRIBUTE.mode, mode);
     const attributes = { [ATTRIBUTE.workflowId]: event.workflowId, [ATTRIBUTE.method]: method, [ATTRIBUTE.mode]: mode };
     this.#calls.set(event.callId, {
-      span, context: trace.setSpan(parent, span), attributes, bodyBytes: event.bodyBytes, code: undefined, runStartedAt: undefined, queued: false,
+      span, context: trace.setSpan(parent, span), attributes, bodyBytes: event.bodyBytes, code: undefined, runEnded: undefined, queued: false,
       runAttributes: defined({ [ATTRIBUTE.workflowId]: event.workflowId, [ATTRIBUTE.mode]: mode }),
     });
   }
 
   #runEnded(call: CallRecord, outcome: 'executed' | 'failed'): void {
-    if (call.runStartedAt === undefined) return;
-    const seconds = (performance.now() - call.runStartedAt) / 1000;
-    call.runStartedAt = undefined;
-    this.#instruments.runsActive.add(-1, call.runAttributes);
-    this.#instruments.runDuration.record(seconds, { ...call.runAttributes, [ATTRIBUTE.outcome]: outcome });
+    call.runEnded?.(outcome);
+    call.runEnded = undefined;
   }
 
   #responded(call: CallRecord, event: Extract<WebhookEvent, { type: 'responded' }>): void {
     this.#calls.delete(event.callId);
     // A run stopped without its own end (the caller left, the deadline passed) is no longer under way.
-    if (call.runStartedAt !== undefined) this.#runEnded(call, 'failed');
+    this.#runEnded(call, 'failed');
     const { span } = call;
     if (event.status !== undefined) span.setAttribute(ATTRIBUTE.status, event.status);
     if (call.code !== undefined || (event.status !== undefined && event.status >= 400)) {
@@ -142,6 +137,7 @@ export class CallSpans {
   #dropOldest(): void {
     const [callId, call] = this.#calls.entries().next().value as [string, CallRecord];
     this.#calls.delete(callId);
+    this.#runEnded(call, 'failed');
     call.span.end();
   }
 }

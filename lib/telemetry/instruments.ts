@@ -56,6 +56,19 @@ export function createInstruments(meter: Meter): Instruments {
   };
 }
 
+/**
+ * Counts a run as under way until the returned function says how it ended, then records its duration: the one way
+ * both an in-process run and a worker's attempt are measured.
+ */
+export function runStarted(instruments: Instruments, attributes: Attributes): (outcome: 'executed' | 'failed') => void {
+  const startedAt = performance.now();
+  instruments.runsActive.add(1, attributes);
+  return (outcome) => {
+    instruments.runsActive.add(-1, attributes);
+    instruments.runDuration.record((performance.now() - startedAt) / 1000, { ...attributes, [ATTRIBUTE.outcome]: outcome });
+  };
+}
+
 /** `2xx`, `4xx`, …; `none` when no answer went out (the caller left first). */
 export function statusClass(status: number | undefined): string {
   return status === undefined ? 'none' : `${Math.floor(status / 100)}xx`;

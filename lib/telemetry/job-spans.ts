@@ -5,7 +5,7 @@
  */
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import type { EnqueuedJob, ProcessedJob, QueueTelemetry, TraceCarrier } from '../queue/tracing.js';
-import { ATTRIBUTE, defined, type Instruments } from './instruments.js';
+import { ATTRIBUTE, defined, runStarted, type Instruments } from './instruments.js';
 
 export class JobSpans implements QueueTelemetry {
   readonly #tracer: Tracer;
@@ -48,12 +48,9 @@ export class JobSpans implements QueueTelemetry {
         [ATTRIBUTE.callId]: job.callId, [ATTRIBUTE.attempt]: job.attempt,
       }),
     }, parent);
-    const runAttributes = { [ATTRIBUTE.workflowId]: job.workflowId, [ATTRIBUTE.mode]: job.mode };
-    this.#instruments.runsActive.add(1, runAttributes);
-    const startedAt = performance.now();
+    const runEnded = runStarted(this.#instruments, { [ATTRIBUTE.workflowId]: job.workflowId, [ATTRIBUTE.mode]: job.mode });
     const ended = (outcome: 'executed' | 'failed'): void => {
-      this.#instruments.runsActive.add(-1, runAttributes);
-      this.#instruments.runDuration.record((performance.now() - startedAt) / 1000, { ...runAttributes, [ATTRIBUTE.outcome]: outcome });
+      runEnded(outcome);
       span.end();
     };
     return context.with(trace.setSpan(parent, span), run).then((result) => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { resolveQueueOptions } from '../../lib/queue/options.js';
+import { resolveQueueOptions, resolveWorkerOptions } from '../../lib/queue/options.js';
+import { webhookTelemetry } from '../../lib/telemetry/index.js';
 
 describe('queue mode options', () => {
   it('takes inlineBinaryBytes as a size string too, and names the option when it is malformed', () => {
@@ -7,5 +8,13 @@ describe('queue mode options', () => {
     expect(resolveQueueOptions({ connection: 'redis://127.0.0.1:1', inlineBinaryBytes: '256kb' }).inlineBinaryBytes).to.equal(256 * 1024);
     expect(resolveQueueOptions({ connection: 'redis://127.0.0.1:1', inlineBinaryBytes: 0 }).inlineBinaryBytes).to.equal(0);
     expect(() => resolveQueueOptions({ connection: 'redis://127.0.0.1:1', inlineBinaryBytes: 'lots' })).to.throw(TypeError, /inlineBinaryBytes/);
+  });
+
+  it('takes the telemetry of workflow-webhooks/opentelemetry, on the queue and the worker, and refuses anything else by name', () => {
+    const telemetry = webhookTelemetry();
+    expect(resolveQueueOptions({ connection: 'redis://127.0.0.1:1', telemetry }).telemetry).to.equal(telemetry);
+    expect(resolveWorkerOptions({ connection: 'redis://127.0.0.1:1', executor: () => ({ items: [] }), telemetry }).telemetry).to.equal(telemetry);
+    expect(() => resolveQueueOptions({ connection: 'redis://127.0.0.1:1', telemetry: { onEvent() {} } as never }))
+      .to.throw(TypeError, /option telemetry of createWebhookQueue must have enqueue\(\) and process\(\)/);
   });
 });

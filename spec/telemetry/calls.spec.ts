@@ -13,6 +13,14 @@ import { webhookTelemetry, type WebhookTelemetry } from 'workflow-webhooks/opent
 import { histogramPoints, inMemoryOtel, sumPoints } from './harness.js';
 
 const BASE = '/api/automation';
+
+/** Reads the metrics until `ready` says what a call that ended on its own time recorded is there (at most 2 s). */
+async function eventuallyMetrics<T>(read: () => Promise<T>, ready: (found: T) => boolean): Promise<T> {
+  for (const started = Date.now(); ; await new Promise((resolve) => setTimeout(resolve, 20))) {
+    const found = await read();
+    if (ready(found) || Date.now() - started > 2000) return found;
+  }
+}
 const SILENT = { error: (): void => undefined, warn: (): void => undefined };
 
 describe('OpenTelemetry: a span and metrics per webhook call', () => {
@@ -25,9 +33,14 @@ describe('OpenTelemetry: a span and metrics per webhook call', () => {
     await registry.activate({ workflowId: 'orders', workflowName: 'Order status', nodes: [{ name: 'Order hook', parameters: { path: 'orders/:orderId', httpMethod: 'POST', responseMode: 'lastNode' } }] });
     await registry.activate({ workflowId: 'broken', nodes: [{ name: 'Webhook', parameters: { path: 'broken', httpMethod: 'POST', responseMode: 'lastNode' } }] });
     await registry.activate({ workflowId: 'quick', nodes: [{ name: 'Webhook', parameters: { path: 'quick', httpMethod: 'POST' } }] });
+    await registry.activate({ workflowId: 'slow', nodes: [{ name: 'Webhook', parameters: { path: 'slow', httpMethod: 'POST', responseMode: 'lastNode' } }] });
     const workflowTracer = otel.tracerProvider.getTracer('host-workflows');
     const executor: WebhookExecutor = async (run) => {
       if (run.workflowId === 'broken') throw new Error('database down');
+      if (run.workflowId === 'slow') {
+        await new Promise((resolve) => { run.signal.addEventListener('abort', resolve, { once: true }); });
+        throw run.signal.reason;
+      }
       // The host's own tracing inside its workflow: it must land under the call's span.
       return workflowTracer.startActiveSpan('load order', async (span) => {
         span.end();
@@ -120,6 +133,22 @@ describe('OpenTelemetry: a span and metrics per webhook call', () => {
     expect(runs.reduce((sum, [, count]) => sum + count, 0)).to.equal(75);
     // Every run that started has ended: nothing is left in flight.
     for (const [, value] of sumPoints(after.get('webhook.runs.active'))) expect(value).to.equal(0);
+    expect(telemetry.openCalls).to.equal(0);
+  });
+
+  it('counts a call whose caller hung up as answered with no status, and its run as no longer under way', async () => {
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => {
+      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: `${BASE}/webhook/slow`, headers: { 'content-type': 'application/json' } });
+      req.on('error', () => resolve());
+      req.end('{}', () => setTimeout(() => { req.destroy(); resolve(); }, 100));
+    });
+    const metrics = await eventuallyMetrics(() => otel.metrics(), (found) => sumPoints(found.get('webhook.calls'))
+      .some(([attributes]) => attributes['webhook.workflow.id'] === 'slow'));
+    const slow = sumPoints(metrics.get('webhook.calls')).find(([attributes]) => attributes['webhook.workflow.id'] === 'slow');
+    expect(slow?.[0]['webhook.response.status_class']).to.equal('none');
+    expect(slow?.[1]).to.equal(1);
+    for (const [, value] of sumPoints(metrics.get('webhook.runs.active'))) expect(value).to.equal(0);
     expect(telemetry.openCalls).to.equal(0);
   });
 

@@ -45,6 +45,7 @@ if (findService(REDIS) === undefined) {
       const attempts = one(`process ${setup.name}`).sort((a, b) => Number(a.attributes['webhook.job.attempt']) - Number(b.attributes['webhook.job.attempt']));
       const [own] = one('send invoice');
       expect(call, spans.map((span) => span.name).join(', ')).to.not.equal(undefined);
+      expect(call?.events.map((event) => event.name)).to.include('webhook.enqueued');
       expect(send?.kind).to.equal(SpanKind.PRODUCER);
       expect(send?.parentSpanContext?.spanId).to.equal(call?.spanContext().spanId);
       expect(send?.attributes['messaging.message.id']).to.be.a('string');
