@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
  */
 const STAGES = ['registry', 'request', 'guards', 'payload', 'run', 'response'];
 /** Contracts every stage shares; they use no stage themselves. */
-const SHARED = ['types.ts', 'errors.ts', 'events.ts', 'logger.ts'];
+const SHARED = ['types.ts', 'middleware-types.ts', 'errors.ts', 'events.ts', 'logger.ts'];
 /** The wiring: it may use every stage. */
 const WIRING = ['middleware.ts', 'call-wiring.ts', 'options.ts', 'option-checks.ts', 'option-limits.ts'];
 /**

@@ -5,7 +5,7 @@
  */
 import { resolveWorkflowWebhooks } from '../webhooks/registry/resolve-workflow.js';
 import { TestAddresses } from '../webhooks/registry/test-addresses.js';
-import type { NotListeningReason, RegisteredWebhook, WebhookLookup } from '../webhooks/registry/contract.js';
+import type { ListedTestWebhook, NotListeningReason, RegisteredWebhook, WebhookLookup } from '../webhooks/registry/contract.js';
 import type { WorkflowWebhooks } from '../webhooks/types.js';
 
 /** A listen as the store keeps it. */
@@ -16,6 +16,8 @@ export interface ListenRecord {
 
 interface Mirrored {
   webhooks: RegisteredWebhook[];
+  /** When this instance closes it, on its own clock. */
+  expiresAt: number;
   timer: NodeJS.Timeout;
 }
 
@@ -50,8 +52,13 @@ export class ListenMirror {
     const webhooks = resolveWorkflowWebhooks(workflow, 'test').map((webhook) => ({ ...webhook, listenId }));
     this.#addresses.open(webhooks);
     const timer = setTimeout(() => this.close(listenId, 'timedOut'), Math.max(0, remainingMs)).unref();
-    this.#open.set(listenId, { webhooks, timer });
+    this.#open.set(listenId, { webhooks, expiresAt: Date.now() + Math.max(0, remainingMs), timer });
     return webhooks;
+  }
+
+  /** Every open listen's webhooks, with its listen's id and end. */
+  list(): ListedTestWebhook[] {
+    return [...this.#open].flatMap(([listenId, { webhooks, expiresAt }]) => webhooks.map((webhook) => ({ ...webhook, listenId, expiresAt })));
   }
 
   close(listenId: string, reason: NotListeningReason): void {

@@ -8,12 +8,7 @@ import { WebhookError } from '../webhooks/errors.js';
 import { resolveWorkflowWebhooks } from '../webhooks/registry/resolve-workflow.js';
 import { routeKey } from '../webhooks/registry/route-table.js';
 import type {
-  RegisteredWebhook,
-  TestCallClaim,
-  TestListenHandle,
-  TestListenOptions,
-  WebhookLookup,
-  WebhookRegistry,
+  ListedTestWebhook, RegisteredWebhook, TestCallClaim, TestListenHandle, TestListenOptions, WebhookLookup, WebhookRegistry,
 } from '../webhooks/registry/contract.js';
 import type { WebhookKind, WorkflowWebhooks } from '../webhooks/types.js';
 import { warnIfNoErrorListener } from './client.js';
@@ -120,6 +115,9 @@ export class RedisWebhookRegistry implements WebhookRegistry {
     return this.#tests.claim(webhook);
   }
 
+  /** Every instance's listening test webhooks, from this instance's mirror of the listens. */
+  listTestWebhooks(): Promise<ListedTestWebhook[]> { return this.ready().then(() => this.#tests.list()); }
+
   /** Signed message ids, shared by every instance, so a replay is refused wherever it lands. */
   rememberMessageId(key: string, ttlMs: number): Promise<boolean> {
     return rememberMessageId(this.#link, this.#keys, key, ttlMs);
@@ -139,6 +137,9 @@ export class RedisWebhookRegistry implements WebhookRegistry {
   getWait(waitId: string): Promise<WaitEntry | undefined> { return this.#waits.get(waitId); }
 
   claimWait(waitId: string, resumedAt: number): Promise<WaitClaim> { return this.#waits.claim(waitId, resumedAt); }
+
+  /** The runs waiting for a call on any instance, soonest expiry first. */
+  listWaits(options?: { limit?: number }): Promise<WaitEntry[]> { return this.#waits.listWaiting(options); }
 
   onWaitExpired(listener: WaitExpiredListener): () => void {
     return this.#waits.onExpired(listener, (error) => this.#options.onEvent({ type: 'error', error: asError(error), during: 'removing expired waits' }));

@@ -9,6 +9,7 @@ import { resolveWorkflowWebhooks } from '../webhooks/registry/resolve-workflow.j
 import { routeKey } from '../webhooks/registry/route-table.js';
 import { checkListenTimeout, safeListener } from '../webhooks/registry/test-listens.js';
 import type {
+  ListedTestWebhook,
   RegisteredWebhook,
   TestCallClaim,
   TestListenEvent,
@@ -69,6 +70,14 @@ export class RedisTestListens {
 
   lookup(method: string, path: string): WebhookLookup {
     return this.#mirror.lookup(method, path);
+  }
+
+  /** Every instance's listening test webhooks; a listen held here gives the very end its handle told. */
+  list(): ListedTestWebhook[] {
+    return this.#mirror.list().map((webhook) => {
+      const own = this.#own.get(webhook.listenId);
+      return own?.state === 'listening' ? { ...webhook, expiresAt: own.expiresAt } : webhook;
+    });
   }
 
   #scriptKeys(): string[] {

@@ -4,7 +4,7 @@
  * the wait; a sorted set by expiry counts live waits for `maxWaiting` and lets each instance sweep expired ones (one
  * instance wins each, and tells its listeners).
  */
-import { tooManyWaiting } from '../webhooks/registry/waits.js';
+import { checkWaitListLimit, tooManyWaiting } from '../webhooks/registry/waits.js';
 import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../waiting/types.js';
 import type { RegistryKeys } from './keys.js';
 import type { RedisLink } from './link.js';
@@ -50,6 +50,29 @@ for _, id in ipairs(ids) do
   redis.call('DEL', key)
 end
 return {#ids, expired, redis.call('ZCARD', KEYS[1])}`, false);
+
+/**
+ * KEYS[1] waits set; ARGV[1] now, [2] hash key prefix, [3] limit, [4] batch. The index holds running and finished
+ * waits too, so it is read in batches, soonest first, until `limit` waiting ones are found: pairs of JSON, resumedAt.
+ */
+const LIST_WAITING = script(`
+local wanted = tonumber(ARGV[3]) * 2
+local batch = tonumber(ARGV[4])
+local found = {}
+local offset = 0
+while #found < wanted do
+  local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'LIMIT', offset, batch)
+  for _, id in ipairs(ids) do
+    local hash = redis.call('HMGET', ARGV[2] .. id, 'status', 'entry', 'resumedAt')
+    if hash[1] == 'waiting' and #found < wanted then
+      table.insert(found, hash[2])
+      table.insert(found, hash[3] or '')
+    end
+  end
+  if #ids < batch then break end
+  offset = offset + batch
+end
+return found`, false);
 
 /** The entry as stored, with the status and resume time its hash holds apart. */
 function entryOf(json: unknown, status: unknown, resumedAt: unknown): WaitEntry {
@@ -100,6 +123,20 @@ export class RedisWaits {
     const entry = entryOf(reply[2], reply[1], reply[3]);
     if (reply[0] === 'OK') return entry.expiresAt <= this.#now() ? { claimed: false, entry: undefined } : { claimed: true, entry };
     return { claimed: false, entry: entry.expiresAt <= this.#now() ? undefined : entry };
+  }
+
+  /** The `waiting` entries not yet expired, soonest expiry first, at most `options.limit`. */
+  async listWaiting(options: { limit?: number } | undefined): Promise<WaitEntry[]> {
+    const limit = checkWaitListLimit(options);
+    const now = this.#now();
+    const reply = await this.#link.script(LIST_WAITING, [this.#keys.waits],
+      [String(Math.round(now)), this.#keys.waitPrefix, String(limit), String(SWEEP_BATCH)], 'listing the waiting runs') as unknown[];
+    const entries: WaitEntry[] = [];
+    for (let index = 0; index + 1 < reply.length; index += 2) {
+      const entry = entryOf(reply[index], 'waiting', reply[index + 1]);
+      if (entry.expiresAt > now) entries.push(entry);
+    }
+    return entries;
   }
 
   /** Listens for expired waits; the sweep runs once a second while anyone listens. */

@@ -36,8 +36,11 @@ interface Matched {
 }
 
 export type WebhookEvent =
-  /** A request to a webhook address was matched (or not: then no workflow fields). */
-  | (CallEvent & Workflow & Matched & { type: 'received'; method: string; path: string })
+  /**
+   * A request to a webhook address was matched (or not: then no workflow fields). `path` is what follows the
+   * prefix of its `kind` (production, test or waiting address), still percent-encoded, without the query.
+   */
+  | (CallEvent & Workflow & Matched & { type: 'received'; method: string; path: string; kind: WebhookKind | 'waiting' })
   /** The call was answered with an error before any workflow ran (404, 405, 400, 413, 503, …). */
   | (CallEvent & Workflow & { type: 'rejected'; code: WebhookErrorCode; status: number; error: WebhookError })
   /**
@@ -127,4 +130,52 @@ export function callEvents(listener: WebhookEventListener | undefined, callId: s
     },
     within: telemetry === undefined ? runDirectly : (run) => telemetry.within(callId, run),
   };
+}
+
+/**
+ * The middleware's listeners: its `onEvent` option, and any a tool subscribed later (`middleware.subscribe()`, as
+ * the console does). `current` is undefined while nobody listens, so calls then build no events at all.
+ */
+export class EventHub {
+  readonly #given: WebhookEventListener | undefined;
+  readonly #subscribed = new Set<WebhookEventListener>();
+  readonly #changed: (() => void)[] = [];
+  current: WebhookEventListener | undefined;
+  /** Hands each event to whoever listens now: for what keeps one listener for its whole life (the expiry sweep). */
+  readonly relay: WebhookEventListener = (event) => { this.current?.(event); };
+
+  constructor(given: WebhookEventListener | undefined) {
+    this.#given = given;
+    this.current = given;
+  }
+
+  /** Adds a listener; returns its unsubscribe. A listener that throws is ignored, as every listener is. */
+  subscribe(listener: WebhookEventListener): () => void {
+    if (typeof listener !== 'function') throw new TypeError('workflow-webhooks: subscribe() takes a function (event) => void.');
+    const own = (event: WebhookEvent): void => listener(event);
+    this.#subscribed.add(own);
+    this.#recompute();
+    return () => {
+      if (this.#subscribed.delete(own)) this.#recompute();
+    };
+  }
+
+  /** Runs `change` whenever anyone starts or stops listening. */
+  onChange(change: () => void): void {
+    this.#changed.push(change);
+  }
+
+  #recompute(): void {
+    const all = [...(this.#given === undefined ? [] : [this.#given]), ...this.#subscribed];
+    this.current = all.length === 0 ? undefined : all.length === 1 ? all[0] : (event) => {
+      for (const listener of all) {
+        try {
+          listener(event);
+        } catch {
+          // One listener failing must not keep the event from the others.
+        }
+      }
+    };
+    for (const change of this.#changed) change();
+  }
 }

@@ -4,10 +4,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toWebhookError } from './errors.js';
-import { callEvents, type CallEvents } from './events.js';
+import { callEvents, EventHub, type CallEvents } from './events.js';
 import { errorFields } from './logger.js';
 import { resolveOptions, type ResolvedOptions, type WebhookMiddlewareOptions } from './options.js';
-import type { WebhookExecutor, WebhookMiddleware, WebhookShutdownResult } from './types.js';
+import type { WebhookExecutor, WebhookMiddleware, WebhookMiddlewareSettings, WebhookShutdownResult } from './types.js';
+import type { WebhookEventListener } from './events.js';
 import type { WebhookRegistry } from './registry/contract.js';
 import { readRequestTarget, requestMountPath, type RequestTarget } from './request/target.js';
 import { checkRequestLimits } from './request/limits.js';
@@ -93,11 +94,19 @@ export function createWebhookMiddleware(
   });
 
   const baseUrlOf = baseUrlResolver(resolved);
+  const hub = new EventHub(resolved.onEvent);
   const waiting = waitingSettings(resolved.waiting, registry, {
-    limits: resolved.limits, maxRunMs: resolved.maxRunMs, logger: resolved.logger, onEvent: resolved.onEvent,
+    limits: resolved.limits, maxRunMs: resolved.maxRunMs, logger: resolved.logger, onEvent: hub.relay,
   });
-  const stopWatching = watchExpiries(registry, resolved.onEvent);
-  const context: Context = { registry, executor, options: resolved, shared, inFlight, baseUrlOf, waiting };
+  // Expired suspended waits are swept for listeners only (in Redis the sweep is a round trip a second).
+  let stopWatching = (): void => undefined;
+  const watch = (): void => {
+    stopWatching();
+    stopWatching = hub.current === undefined ? () => undefined : watchExpiries(registry, hub.relay);
+  };
+  watch();
+  hub.onChange(watch);
+  const context: Context = { registry, executor, options: resolved, shared, inFlight, baseUrlOf, waiting, hub };
   const openApi = resolved.openApi && documentRoute(registry, resolved.openApi, {
     productionPrefix: resolved.productionPrefix, timeoutStatus: resolved.deadline.status, credentials: resolved.credentials,
     waitingPrefix: resolved.waiting.secret === undefined ? undefined : resolved.waiting.prefix,
@@ -113,10 +122,22 @@ export function createWebhookMiddleware(
     }
     serveCall(req, res, next, target, context);
   };
+  const settings: WebhookMiddlewareSettings = Object.freeze({
+    productionPrefix: resolved.productionPrefix,
+    testPrefix: resolved.testPrefix,
+    waitingPrefix: resolved.waiting.prefix,
+    waiting: resolved.waiting.secret !== undefined,
+    publicUrl: resolved.publicUrl,
+    openApiPath: resolved.openApi?.path,
+    logger: resolved.logger,
+  });
   return Object.assign(middleware, {
+    settings,
+    subscribe: (listener: WebhookEventListener) => hub.subscribe(listener),
     close: async (closeOptions: { timeoutMs?: number } = {}): Promise<WebhookShutdownResult> => {
       const timeoutMs = closeOptions.timeoutMs ?? 10_000;
       stopWatching();
+      stopWatching = () => undefined;
       const result = await inFlight.drain(timeoutMs);
       if (result.aborted > 0) {
         resolved.logger.warn({ ...result, timeoutMs },
@@ -139,12 +160,14 @@ interface Context {
   baseUrlOf: (req: IncomingMessage, mountPath: string) => string;
   /** Resume addresses: their secret, the registry's wait entries, this process's in-run waits. */
   waiting: WaitingSettings;
+  /** Who hears the calls' events: the onEvent option and subscribers. */
+  hub: EventHub;
 }
 
 function serveCall(req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, target: RequestTarget, context: Context): void {
   const { options } = context;
   const callId = callIdOf(req, options.requestIdHeader);
-  const events = callEvents(options.onEvent, callId, options.telemetry);
+  const events = callEvents(context.hub.current, callId, options.telemetry);
   const state = newCallState(callId, events, context.inFlight);
   watchClose(res, state);
   const wiring: Wiring = {
@@ -161,7 +184,7 @@ function serveCall(req: IncomingMessage, res: ServerResponse, next: (err?: unkno
     if (!state.executing) {
       endRun(state);
       if (state.release === undefined) endFiles(state);
-      if (state.webhook === undefined) events.emit({ type: 'received', method: req.method ?? 'GET', path: target.rawPath });
+      if (state.webhook === undefined) events.emit({ type: 'received', method: req.method ?? 'GET', path: target.rawPath, kind: target.kind });
       events.emit({ type: 'rejected', code: error.code, status: error.status, error, ...workflowOf(state.webhook) });
     }
     // A call stopped by close() is an expected part of shutting down; close() logs how many there were.
@@ -182,7 +205,7 @@ interface SharedSettings {
   payload: PayloadSettings;
 }
 
-interface Wiring extends Context {
+interface Wiring extends Omit<Context, 'hub'> {
   events: CallEvents;
   state: CallState;
 }
@@ -196,7 +219,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
   const baseUrl = wiring.baseUrlOf(req, target.mountPath);
   const method = (req.method ?? 'GET').toUpperCase();
   if (method === 'OPTIONS') {
-    events.emit({ type: 'received', method, path: target.rawPath });
+    events.emit({ type: 'received', method, path: target.rawPath, kind: target.kind });
     endRun(state);
     endFiles(state);
     await writeResponse(res, await (target.kind === 'waiting' ? waitingOptions(wiring.waiting, target, req) : answerOptions(req, wiring.registry, target)));
@@ -207,7 +230,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
   const { webhook, params } = waitMatch ?? await matchWebhook(wiring.registry, target, method);
   state.webhook = webhook;
   if (webhook.warnings !== undefined) warnOnce(webhook.warnings, options.logger);
-  if (events.active) events.emit({ type: 'received', method, path: target.rawPath, ...matchedFields(req, target, webhook, options, waitMatch?.wait.suffix) });
+  if (events.active) events.emit({ type: 'received', method, path: target.rawPath, kind: target.kind, ...matchedFields(req, target, webhook, options, waitMatch?.wait.suffix) });
   // CORS goes on the response first: every answer from here on, errors included, must be readable by the browser.
   const cors = corsHeaders(webhook.parameters.allowedOrigins, req.headers.origin);
   for (const name in cors) addHeader(res, name, cors[name] as string);

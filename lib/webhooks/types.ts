@@ -3,7 +3,6 @@
  * it receives, and the structural middleware type (no express types leak into the published .d.ts). The registry's
  * contract is in registry/contract.ts.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionHint } from '../definitions/hints.js';
 import type { RunWaiting, SuspendOptions } from '../waiting/types.js';
 
@@ -274,20 +273,4 @@ export interface ExecutionResult {
  */
 export type WebhookExecutor<Body = any> = (run: WebhookRun<Body>) => ExecutionResult | Promise<ExecutionResult>;
 
-/** Structural middleware type: assignable to `app.use()` of Express 4, Express 5 and Connect. */
-export interface WebhookMiddleware {
-  (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void): void;
-  /**
-   * Shuts down: new calls get 503 `SHUTTING_DOWN` (`Retry-After`, `Connection: close`); runs under way get `timeoutMs`
-   * (default 10 000) to settle, then the rest are told to stop (`run.signal`), their temp files go, and callers still
-   * waiting get 503 `SHUTTING_DOWN` at once (a late result is dropped). Resolves once those answers are written.
-   */
-  close(options?: { timeoutMs?: number }): Promise<WebhookShutdownResult>;
-}
-
-export interface WebhookShutdownResult {
-  /** Calls that finished on their own before the timeout. */
-  completed: number;
-  /** Calls whose runs were told to stop when the timeout passed. */
-  aborted: number;
-}
+export type { WebhookMiddleware, WebhookMiddlewareSettings, WebhookShutdownResult } from './middleware-types.js';

@@ -61,5 +61,7 @@ if (findService(REDIS) === undefined) {
       clients.delete(registry);
     },
     remembersMessageIds: true,
+    listsTestWebhooks: true,
+    listsWaits: true,
   });
 }

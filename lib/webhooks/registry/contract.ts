@@ -120,6 +120,16 @@ export interface WebhookRegistry {
    */
   list(): Promise<RegisteredWebhook[]>;
   /**
+   * Optional: the test webhooks listening now, one per (node, method), each with its `listenId`; with several
+   * instances, every instance's listens. The console lists them; without it, it says the registry cannot.
+   */
+  listTestWebhooks?(): Promise<ListedTestWebhook[]>;
+  /**
+   * Optional: the wait entries whose status is `waiting`, soonest expiry first, at most `limit` (default 1000).
+   * The console lists them; without it, it says the registry cannot.
+   */
+  listWaits?(options?: { limit?: number }): Promise<WaitEntry[]>;
+  /**
    * Listens for one test event on the workflow's test addresses: the first call that reaches its workflow
    * ends the listen, as do the timeout (default 120 s) and `cancel()`. Another workflow listening on the same
    * (path, method) rejects with WebhookConflictError; the same workflow listening again replaces its earlier listen.
@@ -148,6 +158,13 @@ export interface WebhookRegistry {
   claimWait?(waitId: string, resumedAt: number): Promise<WaitClaim>;
   /** Hears of `waiting` entries that expired with nobody calling (each once, on one instance); returns the unsubscribe. */
   onWaitExpired?(listener: WaitExpiredListener): () => void;
+}
+
+/** A listening test webhook and when its listen ends. */
+export interface ListedTestWebhook extends RegisteredWebhook {
+  listenId: string;
+  /** Epoch milliseconds when the listen's window ends. */
+  expiresAt: number;
 }
 
 export interface TestListenOptions {

@@ -8,10 +8,11 @@ import { RouteTable } from './route-table.js';
 import { TestListens } from './test-listens.js';
 import { InProcessReplayMemory } from './message-ids.js';
 import { resolveWorkflowWebhooks } from './resolve-workflow.js';
-import { checkMaxWaiting, MemoryWaits } from './waits.js';
+import { checkMaxWaiting, checkWaitListLimit, MemoryWaits } from './waits.js';
 import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../../waiting/types.js';
 import type { WebhookKind, WorkflowWebhooks } from '../types.js';
 import type {
+  ListedTestWebhook,
   RegisteredWebhook,
   TestCallClaim,
   TestListenHandle,
@@ -70,6 +71,11 @@ export class MemoryWebhookRegistry implements WebhookRegistry {
     return settle(() => this.#tests.claim(webhook));
   }
 
+  /** The test webhooks listening now, with their listen's id and end. */
+  listTestWebhooks(): Promise<ListedTestWebhook[]> {
+    return settle(() => this.#tests.list());
+  }
+
   /** Signed message ids, for every middleware that shares this registry (bounded, in this process). */
   rememberMessageId(key: string, ttlMs: number): Promise<boolean> {
     return settle(() => this.#messageIds.remember(key, ttlMs));
@@ -89,6 +95,11 @@ export class MemoryWebhookRegistry implements WebhookRegistry {
 
   onWaitExpired(listener: WaitExpiredListener): () => void {
     return this.#waits.onExpired(listener);
+  }
+
+  /** The runs waiting for a call, soonest expiry first. */
+  listWaits(options?: { limit?: number }): Promise<WaitEntry[]> {
+    return settle(() => this.#waits.listWaiting(checkWaitListLimit(options)));
   }
 
   /** How many wait entries it holds (waiting, running and finished runs' addresses not yet expired). */

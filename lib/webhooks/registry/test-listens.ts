@@ -10,6 +10,7 @@ import { TestAddresses } from './test-addresses.js';
 import { resolveWorkflowWebhooks } from './resolve-workflow.js';
 import type { WorkflowWebhooks } from '../types.js';
 import type {
+  ListedTestWebhook,
   NotListeningReason,
   RegisteredWebhook,
   TestCallClaim,
@@ -27,6 +28,7 @@ interface Listen {
   id: string;
   workflowId: string;
   webhooks: RegisteredWebhook[];
+  expiresAt: number;
   state: 'listening' | 'claimed' | 'ended';
   timer: NodeJS.Timeout;
   emit: (event: TestListenEvent) => void;
@@ -66,6 +68,7 @@ export class TestListens {
       id,
       workflowId: workflow.workflowId,
       webhooks: listening,
+      expiresAt,
       state: 'listening',
       timer: setTimeout(() => this.#end(listen, { status: 'timedOut' }, 'timedOut'), timeoutMs).unref(),
       emit: safeListener(options.onEvent),
@@ -89,6 +92,12 @@ export class TestListens {
 
   lookup(method: string, path: string): WebhookLookup {
     return this.#addresses.lookup(method, path);
+  }
+
+  /** The webhooks of every listen still listening (a claimed one has its call already), with the window's end. */
+  list(): ListedTestWebhook[] {
+    return [...this.#listens.values()].filter((listen) => listen.state === 'listening')
+      .flatMap((listen) => listen.webhooks.map((webhook) => ({ ...webhook, listenId: listen.id, expiresAt: listen.expiresAt })));
   }
 
   claim(webhook: RegisteredWebhook): TestCallClaim | undefined {

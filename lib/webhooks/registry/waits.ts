@@ -19,6 +19,19 @@ export function checkMaxWaiting(value: unknown): number {
   return value;
 }
 
+export const DEFAULT_WAITS_LISTED = 1000;
+const MAX_WAITS_LISTED = 100_000;
+
+/** `listWaits()`'s limit: a whole number from 1 to 100 000, default 1000. */
+export function checkWaitListLimit(options: { limit?: number } | undefined): number {
+  const value = options?.limit;
+  if (value === undefined) return DEFAULT_WAITS_LISTED;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_WAITS_LISTED) {
+    throw new TypeError(`workflow-webhooks: listWaits limit must be a whole number from 1 to ${MAX_WAITS_LISTED}; got ${JSON.stringify(value) ?? String(value)}.`);
+  }
+  return value;
+}
+
 export function tooManyWaiting(maxWaiting: number): WebhookError {
   return new WebhookError('TOO_MANY_WAITING', `The registry already holds ${maxWaiting} waiting runs (maxWaiting), so this run cannot wait.`, {
     hint: 'Let waits expire sooner (timeoutMs, expiresInMs), or raise the registry option maxWaiting.',
@@ -68,6 +81,14 @@ export class MemoryWaits {
     entry.resumedAt = resumedAt;
     this.#entries.set(waitId, copy(entry));
     return { claimed: true, entry };
+  }
+
+  /** The `waiting` entries not yet expired, soonest expiry first (ties by id, as a Redis sorted set orders them). */
+  listWaiting(limit: number): WaitEntry[] {
+    const now = Date.now();
+    const waiting = [...this.#entries.values()].filter((entry) => entry.status === 'waiting' && entry.expiresAt > now);
+    waiting.sort((a, b) => a.expiresAt - b.expiresAt || (a.waitId < b.waitId ? -1 : a.waitId > b.waitId ? 1 : 0));
+    return waiting.slice(0, limit).map(copy);
   }
 
   onExpired(listener: WaitExpiredListener): () => void {

@@ -20,6 +20,10 @@ export interface RegistryHarness {
   dispose?(registry: WebhookRegistry): void | Promise<void>;
   /** The registry offers the optional `rememberMessageId` (signed webhooks' replay memory). */
   remembersMessageIds?: boolean;
+  /** The registry offers the optional `listTestWebhooks` (the console's list of listening test webhooks). */
+  listsTestWebhooks?: boolean;
+  /** The registry offers the optional `listWaits` (the console's list of waiting runs), beside `putWait`. */
+  listsWaits?: boolean;
 }
 
 export function workflowOf(workflowId: string, parameters: WorkflowWebhooks['nodes'][number]['parameters'], workflowName?: string): WorkflowWebhooks {

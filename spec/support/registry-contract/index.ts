@@ -11,6 +11,7 @@ import { describeContractOverHttp } from './http.js';
 import { describeContractAcrossInstances } from './instances.js';
 import { describeMessageIds } from './message-ids.js';
 import { describeTestListens } from './test-listens.js';
+import { describeTestWebhookListing, describeWaitListing } from './console-listings.js';
 
 export type { RegistryHarness } from './fixture.js';
 
@@ -228,6 +229,8 @@ export function describeRegistryContract(name: string, harness: RegistryHarness)
     describeContractOverHttp(fixture);
     if (harness.peer !== undefined) describeContractAcrossInstances(fixture);
     if (harness.remembersMessageIds === true) describeMessageIds(fixture, harness.peer !== undefined);
+    if (harness.listsTestWebhooks === true) describeTestWebhookListing(fixture, harness.peer !== undefined);
+    if (harness.listsWaits === true) describeWaitListing(fixture);
   });
 }
 

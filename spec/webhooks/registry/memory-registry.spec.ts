@@ -4,7 +4,9 @@ import { describeRegistryContract } from '../../support/registry-contract/index.
 import { rejectionOf } from '../../support/registry-contract/fixture.js';
 import { workflow } from '../../support/workflows.js';
 
-describeRegistryContract('MemoryWebhookRegistry', { create: () => new MemoryWebhookRegistry(), remembersMessageIds: true });
+describeRegistryContract('MemoryWebhookRegistry', {
+  create: () => new MemoryWebhookRegistry(), remembersMessageIds: true, listsTestWebhooks: true, listsWaits: true,
+});
 
 describe('MemoryWebhookRegistry', () => {
   let registry: MemoryWebhookRegistry;

@@ -21,7 +21,7 @@ function withHostCookie(middleware: WebhookMiddleware): WebhookMiddleware {
     res.setHeader('set-cookie', 'host-session=s1; Path=/; HttpOnly');
     middleware(req, res, next);
   };
-  return Object.assign(wrapped, { close: middleware.close });
+  return Object.assign(wrapped, { close: middleware.close, settings: middleware.settings, subscribe: middleware.subscribe });
 }
 
 for (const mode of runModes('finalize')) for (const host of hostsOf(mode, HOSTS)) {

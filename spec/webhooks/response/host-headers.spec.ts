@@ -18,7 +18,7 @@ function behindHostHeaders(middleware: WebhookMiddleware): WebhookMiddleware {
   return Object.assign((req: Parameters<WebhookMiddleware>[0], res: Parameters<WebhookMiddleware>[1], next: Parameters<WebhookMiddleware>[2]) => {
     for (const [name, value] of Object.entries(HOST_HEADERS)) res.setHeader(name, value);
     middleware(req, res, next);
-  }, { close: middleware.close });
+  }, { close: middleware.close, settings: middleware.settings, subscribe: middleware.subscribe });
 }
 
 for (const mode of runModes('host headers')) for (const host of hostsOf(mode, HOSTS)) {

@@ -87,7 +87,7 @@ describe('a run that outlives its answer', () => {
     const app = (HOSTS[0] as (typeof HOSTS)[number]).build(Object.assign((req: Parameters<WebhookMiddleware>[0], res: Parameters<WebhookMiddleware>[1], next: Parameters<WebhookMiddleware>[2]) => {
       refs.push(new WeakRef(req), new WeakRef(res));
       middleware(req, res, next);
-    }, { close: middleware.close }));
+    }, { close: middleware.close, settings: middleware.settings, subscribe: middleware.subscribe }));
     for (let index = 0; index < 20; index += 1) await request(app).post(`${BASE}/webhook/hung`).set('connection', 'close').send({ index }).expect(200);
     await new Promise((resolve) => setTimeout(resolve, 100));
     gc();

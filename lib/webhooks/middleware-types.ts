@@ -1,0 +1,46 @@
+/**
+ * The middleware as a host and its tools see it: a structural function type (no express types leak into the
+ * published .d.ts), its shutdown, the settings it was created with, and its event subscription.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WebhookEventListener } from './events.js';
+import type { WebhookLogger } from './logger.js';
+
+/** Structural middleware type: assignable to `app.use()` of Express 4, Express 5 and Connect. */
+export interface WebhookMiddleware {
+  (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void): void;
+  /**
+   * Shuts down: new calls get 503 `SHUTTING_DOWN` (`Retry-After`, `Connection: close`); runs under way get `timeoutMs`
+   * (default 10 000) to settle, then the rest are told to stop (`run.signal`), their temp files go, and callers still
+   * waiting get 503 `SHUTTING_DOWN` at once (a late result is dropped). Resolves once those answers are written.
+   */
+  close(options?: { timeoutMs?: number }): Promise<WebhookShutdownResult>;
+  /** What the middleware was created with, for tools that show its addresses (the console). */
+  readonly settings: WebhookMiddlewareSettings;
+  /**
+   * Hears every call's events from now on, besides the `onEvent` option (a listener that throws is ignored);
+   * returns the unsubscribe. While nobody listens, calls build no events at all.
+   */
+  subscribe(listener: WebhookEventListener): () => void;
+}
+
+/** A middleware's settings as tools read them; all resolved, with defaults applied. */
+export interface WebhookMiddlewareSettings {
+  readonly productionPrefix: string;
+  readonly testPrefix: string;
+  readonly waitingPrefix: string;
+  /** Whether resume addresses are served (`waitingSecret` is set). */
+  readonly waiting: boolean;
+  readonly publicUrl: string | undefined;
+  /** The OpenAPI document's path below the mount (`/openapi.json`), when the middleware serves one. */
+  readonly openApiPath: string | undefined;
+  /** The host's logger (or the default one), so that tools report where the middleware does. */
+  readonly logger: WebhookLogger;
+}
+
+export interface WebhookShutdownResult {
+  /** Calls that finished on their own before the timeout. */
+  completed: number;
+  /** Calls whose runs were told to stop when the timeout passed. */
+  aborted: number;
+}
