@@ -7,7 +7,7 @@ import express from 'express';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookExecutor, type WebhookRegistry, type WorkflowWebhooks } from 'workflow-webhooks';
 import { createExecutor, type Step } from './executor.js';
 import { addEditorRoutes } from './editor.js';
-import { addEditorPage } from './editor/index.js';
+import { addConsole, type ExampleConsoleOptions } from './console.js';
 import { addLongWork, type ReportJobs } from './long-work.js';
 import { APPROVAL_WORKFLOW, approvalSteps } from './approval.js';
 import { CALLBACK_DRAFT, callbackSteps } from './callback.js';
@@ -36,6 +36,8 @@ export interface OrdersAppOptions {
   jobs?: ReportJobs;
   /** Signs the approval links (the same on every instance). Default: the example's own, for development only. */
   waitingSecret?: string;
+  /** The webhook console at /admin/webhooks: queue mode's queue, a shared call log, the instance's name. */
+  console?: ExampleConsoleOptions;
 }
 
 /** The example's development secret; a real backend reads its own from its secret store. */
@@ -147,19 +149,21 @@ export async function createOrdersApp(options: OrdersAppOptions = {}): Promise<e
   drafts.set(CALLBACK_DRAFT.workflowId, CALLBACK_DRAFT);
   steps.set(CALLBACK_DRAFT.workflowId, callbackSteps());
   addEditorRoutes(app, registry, { drafts, workflows: known });
-  // The editor page a user of this backend sees: /editor and /editor/preview.
-  const editorEvents = addEditorPage(app, registry, { drafts, workflows: known }, { webhookMount: '/api/automation', startWith: 'inbox' });
 
   // Calls, durations and runs of the webhooks, for Prometheus at /metrics.
   const telemetry = addMetrics(app);
   // The webhooks' OpenAPI document at /api/automation/openapi.json, for the teams that call them.
   const own = createExecutor(steps);
-  app.use('/api/automation', createWebhookMiddleware(registry, options.executor?.(own) ?? own, {
+  const middleware = createWebhookMiddleware(registry, options.executor?.(own) ?? own, {
     openApi: { path: '/openapi.json', title: 'Orders automation', version: '1.0.0' },
     waitingSecret: options.waitingSecret ?? EXAMPLE_WAITING_SECRET,
-    // A test run that waits for a call shows its resume address in /editor.
-    onEvent: editorEvents,
     telemetry,
-  }));
+  });
+  app.use('/api/automation', middleware);
+  // The console for whoever runs these webhooks: /admin/webhooks. Every workflow and draft can listen from it.
+  addConsole(app, { registry, middleware, workflows: () => [...known.values(), ...drafts.values()] }, {
+    ...(instance === undefined ? {} : { instance }),
+    ...options.console,
+  });
   return app;
 }

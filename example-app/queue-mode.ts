@@ -10,7 +10,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { createClient } from 'redis';
 import { createWebhookQueue } from 'workflow-webhooks/queue';
-import { RedisWebhookRegistry } from 'workflow-webhooks/redis';
+import { RedisCallLog, RedisWebhookRegistry } from 'workflow-webhooks/redis';
 import { createOrdersApp } from './app.js';
 import { startLocalRedis, type LocalRedis } from './local-redis.js';
 
@@ -55,7 +55,11 @@ try {
   await redis.stop();
   process.exit(1);
 }
-const app = await createOrdersApp({ registry, executor: () => queue.executor, jobs: queue });
+// The console (/admin/webhooks) shows the failed runs with a Retry button, and the calls of every instance.
+const app = await createOrdersApp({
+  registry, executor: () => queue.executor, jobs: queue,
+  console: { queue, callLog: new RedisCallLog({ client, keyPrefix: REDIS_PREFIX }) },
+});
 
 // The queue's jobs are ordinary BullMQ jobs: bull-board shows them. A real backend puts its own authentication in front.
 const board = new ExpressAdapter();
@@ -70,7 +74,8 @@ const server = app.listen(port, '127.0.0.1', (error) => {
     `Orders API in queue mode on http://127.0.0.1:${port}: webhook calls are BullMQ jobs in ${redis.url}, run by`,
     `two worker processes (pids ${workers.map((worker) => String(worker.pid)).join(', ')}).`,
     '',
-    `Jobs, as BullMQ's dashboard shows them: http://127.0.0.1:${port}/admin/queues`,
+    `Webhook console (addresses, recent calls, failed runs with Retry): http://127.0.0.1:${port}/admin/webhooks/`,
+    `Jobs, as BullMQ's dashboard shows them:                            http://127.0.0.1:${port}/admin/queues`,
     '',
     'Try:',
     `  curl '${base}/hello?name=Ada'                 # answered from the worker's result`,

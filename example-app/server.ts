@@ -4,6 +4,7 @@
  * `x-instance` header, ACTIVATE=0 leaves activating to another instance. example-app/cluster.ts starts three.
  */
 import type { WebhookRegistry } from 'workflow-webhooks';
+import type { CallLog } from 'workflow-webhooks/console';
 import { createOrdersApp } from './app.js';
 
 const redisUrl = process.env.REDIS_URL;
@@ -11,9 +12,9 @@ const instance = process.env.INSTANCE;
 const port = Number(process.env.PORT ?? 3000);
 
 /** The shared registry, connected and loaded, and how to release it. Imported only when asked for. */
-async function openRedisRegistry(url: string): Promise<{ registry: WebhookRegistry; close: () => Promise<void> }> {
+async function openRedisRegistry(url: string): Promise<{ registry: WebhookRegistry; callLog: CallLog; close: () => Promise<void> }> {
   const { createClient } = await import('redis');
-  const { RedisWebhookRegistry } = await import('workflow-webhooks/redis');
+  const { RedisCallLog, RedisWebhookRegistry } = await import('workflow-webhooks/redis');
   const client = createClient({ url });
   // node-redis emits every failed reconnect; the registry reports what matters (it went away, it came back).
   client.on('error', () => undefined);
@@ -22,9 +23,12 @@ async function openRedisRegistry(url: string): Promise<{ registry: WebhookRegist
     await Promise.race([client.connect(), new Promise((_resolve, reject) => {
       setTimeout(() => reject(new Error('no answer within 5 s')), 5000).unref();
     })]);
-    const registry = new RedisWebhookRegistry({ client, prefix: process.env.REDIS_PREFIX ?? 'orders-api:' });
+    const prefix = process.env.REDIS_PREFIX ?? 'orders-api:';
+    const registry = new RedisWebhookRegistry({ client, prefix });
     await registry.ready();
-    return { registry, close: async () => { await registry.close(); client.destroy(); } };
+    // Every instance's calls in one list, so the console of any instance shows them all.
+    const callLog = new RedisCallLog({ client, keyPrefix: prefix });
+    return { registry, callLog, close: async () => { await callLog.close(); await registry.close(); client.destroy(); } };
   } catch (error) {
     client.destroy();
     throw error;
@@ -39,7 +43,7 @@ try {
   process.exit(1);
 }
 const app = await createOrdersApp({
-  ...(shared === undefined ? {} : { registry: shared.registry }),
+  ...(shared === undefined ? {} : { registry: shared.registry, console: { callLog: shared.callLog } }),
   ...(instance === undefined ? {} : { instance }),
   activate: process.env.ACTIVATE !== '0',
 });
@@ -55,8 +59,7 @@ const server = app.listen(port, '127.0.0.1', (error) => {
   process.stdout.write([
     `Orders API with workflow webhooks on http://127.0.0.1:${port}`,
     '',
-    `Editor page (workflows, the Webhook node's form, Listen for test event): http://127.0.0.1:${port}/editor`,
-    `Definitions preview (any node description rendered and linted):          http://127.0.0.1:${port}/editor/preview`,
+    `Webhook console (addresses, Listen for test event, recent calls, preview): http://127.0.0.1:${port}/admin/webhooks/`,
     '',
     'Try:',
     `  curl '${base}/hello?name=Ada'`,

@@ -7,9 +7,9 @@ import { promisify } from 'node:util';
 /**
  * jose, fast-xml-parser, ajv and mime-types are loaded by the first call that needs them (a JWT, an XML body, a
  * validation, a file), never by importing an entry point: most hosts need none of them. A fresh Node process
- * imports the three entry points and reports every package module it loaded, ES modules through a resolve hook,
- * CommonJS ones from the require cache; then it uses each feature, to show the probe sees the packages when they
- * are loaded.
+ * imports the entry points (all but queue and opentelemetry, whose packages are their own) and reports every
+ * package module it loaded, ES modules through a resolve hook, CommonJS ones from the require cache; then it uses
+ * each feature, to show the probe sees the packages when they are loaded.
  */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const LAZY = ['jose', 'fast-xml-parser', 'ajv', 'mime-types'];
@@ -43,6 +43,7 @@ const settle = () => new Promise((done) => setTimeout(done, 50));
 await import('workflow-webhooks');
 const definitions = await import('workflow-webhooks/definitions');
 await import('workflow-webhooks/redis');
+await import('workflow-webhooks/console');
 await settle();
 const onImport = packages();
 definitions.validateProperties([{ displayName: 'A', name: 'a', type: 'string', default: '' }]);

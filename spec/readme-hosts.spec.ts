@@ -20,4 +20,10 @@ describe('README\'s host sections', function () {
     const handler = readmeBlock('## Fastify', 1).replace(/^import .*\n/m, '');
     expect(compileErrors(`import { WebhookError } from 'workflow-webhooks';\n${app}\n${handler}`)).to.deep.equal([]);
   });
+
+  it('Console: the mount behind HTTP Basic compiles as printed, and so does the Redis call log beside it', () => {
+    expect(compileErrors(readmeBlock('## Console'))).to.deep.equal([]);
+    const redis = `import { createClient } from 'redis';\nconst client = createClient();\n${readmeBlock('## Console', 1)}`;
+    expect(compileErrors(redis)).to.deep.equal([]);
+  });
 });

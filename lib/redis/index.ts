@@ -6,3 +6,5 @@
 export { RedisWebhookRegistry } from './registry.js';
 export type { RedisRegistryEvent, RedisRegistryHealth, RedisWebhookRegistryOptions } from './options.js';
 export type { RedisClientLike } from './client.js';
+export { RedisCallLog } from './call-log.js';
+export type { RedisCallLogClient, RedisCallLogOptions } from './call-log.js';

@@ -124,6 +124,18 @@ export const ERROR_CODES = {
   WAIT_NOT_CONFIGURED: 500,
   /** A run asked to wait while the registry holds `maxWaiting` waiting runs. */
   TOO_MANY_WAITING: 503,
+  /** Console: `authorize` said the request must sign in first (it answered 401). */
+  CONSOLE_UNAUTHORIZED: 401,
+  /** Console: `authorize` refused the request. */
+  CONSOLE_FORBIDDEN: 403,
+  /** Console: a POST without the page's CSRF token, with a wrong one, or from another site. */
+  CONSOLE_CSRF_INVALID: 403,
+  /** Console: no such route, workflow, listen, file or job, or a section the host did not configure. */
+  CONSOLE_NOT_FOUND: 404,
+  /** Console: a route asked with a method it does not take (answered with `Allow`). */
+  CONSOLE_METHOD_NOT_ALLOWED: 405,
+  /** Console: a POST body that is not the JSON the route takes, or is larger than it takes. */
+  CONSOLE_BAD_REQUEST: 400,
   /** An unexpected failure inside the middleware. */
   INTERNAL_ERROR: 500,
 } as const satisfies Record<string, number>;

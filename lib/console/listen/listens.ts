@@ -1,0 +1,189 @@
+/**
+ * The console's test listens, one per workflow: started from a page, shown on every page. The listen's own events
+ * (listening, call arrived, completed or failed, ended) become `listen` snapshots, a `countdown` goes out every
+ * second while it listens, and a test run that waits for a call (the middleware's waiting, resumed and expired
+ * events) adds its resume address. The files of the captured call are kept for download until the next listen.
+ */
+import type { WebhookEvent } from '../../webhooks/events.js';
+import type { TestListenEvent, TestListenHandle, WebhookRegistry } from '../../webhooks/registry/contract.js';
+import type { ExecutionResult, WebhookRun, WorkflowWebhooks } from '../../webhooks/types.js';
+import type { ConsoleEvent, ListenSnapshot, ListenState, WaitDto } from '../protocol.js';
+import { captureFiles, type CapturedFile, type CapturedFiles } from './captured-files.js';
+import { runDto } from './run-view.js';
+
+interface Listen {
+  handle?: TestListenHandle;
+  state: ListenState;
+  windowSeconds: number;
+  run?: WebhookRun;
+  files: CapturedFiles;
+  outcome: { output?: ExecutionResult; error?: Error };
+  timer?: NodeJS.Timeout;
+}
+
+interface Session {
+  workflowId: string;
+  current?: Listen;
+  wait: WaitDto | null;
+}
+
+const secondsLeft = (expiresAt: number): number => Math.max(0, Math.ceil((expiresAt - Date.now()) / 1000));
+
+/** Each tick lands just after the whole second it announces, so the count moves once a second. */
+function untilNextSecond(expiresAt: number): number {
+  const rest = (expiresAt - Date.now()) % 1000;
+  return (rest <= 0 ? 1000 : rest) + 5;
+}
+
+export class ConsoleListens {
+  readonly #registry: WebhookRegistry;
+  readonly #maxFileBytes: number;
+  readonly #send: (event: ConsoleEvent) => void;
+  readonly #sessions = new Map<string, Session>();
+
+  constructor(registry: WebhookRegistry, maxFileBytes: number, send: (event: ConsoleEvent) => void) {
+    this.#registry = registry;
+    this.#maxFileBytes = maxFileBytes;
+    this.#send = send;
+  }
+
+  /** Every workflow's latest listen, the countdown recomputed for a page opening now. */
+  snapshots(): ListenSnapshot[] {
+    return [...this.#sessions.values()].filter((session) => session.current !== undefined).map((session) => this.#snapshot(session));
+  }
+
+  /** A file of a listen that is still its workflow's latest. */
+  file(listenId: string, key: string): CapturedFile | undefined {
+    for (const session of this.#sessions.values()) {
+      if (session.current?.handle?.listenId === listenId) return session.current.files.get(key);
+    }
+    return undefined;
+  }
+
+  /** Starts listening, replacing the workflow's earlier listen. Rejects as the registry does (409 on a conflict). */
+  async start(workflow: WorkflowWebhooks, timeoutMs: number): Promise<ListenSnapshot> {
+    let session = this.#sessions.get(workflow.workflowId);
+    if (session === undefined) {
+      session = { workflowId: workflow.workflowId, wait: null };
+      this.#sessions.set(workflow.workflowId, session);
+    }
+    const listen: Listen = { state: { state: 'idle' }, windowSeconds: Math.round(timeoutMs / 1000), files: new Map(), outcome: {} };
+    const previous = session.current;
+    // Set before listening: the listen being replaced reports its end while listenForTest runs, and that end is old news.
+    session.current = listen;
+    session.wait = null;
+    const active = session;
+    try {
+      listen.handle = await this.#registry.listenForTest(workflow, { timeoutMs, onEvent: (event) => this.#onEvent(active, listen, event) });
+    } catch (error) {
+      session.current = previous;
+      throw error;
+    }
+    if (previous !== undefined) clearTimeout(previous.timer);
+    if (listen.state.state === 'idle') this.#listening(session, listen, listen.handle.listenId, listen.handle.expiresAt);
+    // The result settles after `ended`; a registry failure here (Redis gone) must not go unhandled.
+    listen.handle.result.catch(() => this.#end(active, listen, 'cancelled'));
+    return this.#snapshot(session);
+  }
+
+  /** Stops the workflow's listen; false when it was not listening. */
+  async stop(workflowId: string): Promise<boolean> {
+    const listen = this.#sessions.get(workflowId)?.current;
+    if (listen?.handle === undefined || listen.state.state !== 'listening') return false;
+    await listen.handle.cancel();
+    return true;
+  }
+
+  /** Stops every listen (the console is closing). */
+  async close(): Promise<void> {
+    await Promise.all([...this.#sessions.values()].map(async (session) => {
+      clearTimeout(session.current?.timer);
+      if (session.current?.state.state === 'listening') await session.current.handle?.cancel().catch(() => undefined);
+    }));
+  }
+
+  /** The middleware's events, for the waits of the listens' own runs (and of runs resumed from them that wait again). */
+  webhookEvent(event: WebhookEvent): void {
+    if ((event.type !== 'waiting' && event.type !== 'resumed' && event.type !== 'expired') || event.mode !== 'test') return;
+    const session = this.#sessions.get(event.workflowId);
+    const run = session?.current?.run;
+    if (session === undefined || run === undefined) return;
+    const known = session.wait?.waitId === event.waitId;
+    if (event.type === 'waiting' && (known || run.callId === event.callId)) {
+      void this.#waiting(session, run, event.waitId, event.form, event.expiresAt);
+    } else if (event.type !== 'waiting' && known && session.wait !== null) {
+      session.wait = { ...session.wait, status: event.type };
+      this.#publish(session);
+    }
+  }
+
+  async #waiting(session: Session, run: WebhookRun, waitId: string, form: WaitDto['form'], expiresAt: number): Promise<void> {
+    const listen = session.current;
+    const entry = await this.#registry.getWait?.(waitId).catch(() => undefined);
+    if (session.current !== listen) return;
+    const methods = [entry?.wait?.httpMethod ?? 'POST'].flat().map((method) => String(method).toUpperCase());
+    session.wait = { waitId, form, status: 'waiting', resumeUrl: run.resumeUrlFor(entry?.wait?.suffix ?? ''), methods, expiresAt };
+    this.#publish(session);
+  }
+
+  #onEvent(session: Session, listen: Listen, event: TestListenEvent): void {
+    const listenId = event.listenId;
+    switch (event.type) {
+      case 'listening':
+        this.#listening(session, listen, listenId, event.expiresAt);
+        break;
+      case 'callArrived':
+        clearTimeout(listen.timer);
+        listen.run = event.run;
+        listen.files = captureFiles(event.run.items, this.#maxFileBytes);
+        this.#set(session, listen, { state: 'running', listenId, run: runDto(event.run, listenId, listen.files) });
+        break;
+      case 'completed':
+      case 'failed':
+        listen.run = event.run;
+        listen.outcome = event.type === 'completed' ? { output: event.output } : { error: event.error };
+        this.#set(session, listen, { state: 'running', listenId, run: runDto(event.run, listenId, listen.files, listen.outcome) });
+        break;
+      case 'ended':
+        this.#end(session, listen, event.status);
+        break;
+    }
+  }
+
+  #listening(session: Session, listen: Listen, listenId: string, expiresAt: number): void {
+    this.#set(session, listen, { state: 'listening', listenId, expiresAt, secondsLeft: secondsLeft(expiresAt), windowSeconds: listen.windowSeconds });
+    clearTimeout(listen.timer);
+    const tick = (): void => {
+      if (listen.state.state !== 'listening' || session.current !== listen) return;
+      const left = secondsLeft(expiresAt);
+      this.#send({ type: 'countdown', workflowId: session.workflowId, listenId, secondsLeft: left });
+      if (left > 0) listen.timer = setTimeout(tick, untilNextSecond(expiresAt)).unref();
+    };
+    listen.timer = setTimeout(tick, untilNextSecond(expiresAt)).unref();
+  }
+
+  #end(session: Session, listen: Listen, status: 'received' | 'timedOut' | 'cancelled'): void {
+    clearTimeout(listen.timer);
+    if (listen.state.state === 'ended') return;
+    const listenId = 'listenId' in listen.state ? listen.state.listenId : listen.handle?.listenId ?? '';
+    const ended: ListenState = { state: 'ended', listenId, status };
+    if (listen.run !== undefined) ended.run = runDto(listen.run, listenId, listen.files, listen.outcome);
+    this.#set(session, listen, ended);
+  }
+
+  /** Keeps the listen's state and tells every page, unless a newer listen of the workflow has taken over. */
+  #set(session: Session, listen: Listen, state: ListenState): void {
+    listen.state = state;
+    if (session.current === listen) this.#publish(session);
+  }
+
+  #publish(session: Session): void {
+    this.#send({ type: 'listen', ...this.#snapshot(session) });
+  }
+
+  #snapshot(session: Session): ListenSnapshot {
+    const state = session.current?.state ?? { state: 'idle' };
+    const listen = state.state === 'listening' ? { ...state, secondsLeft: secondsLeft(state.expiresAt) } : state;
+    return { workflowId: session.workflowId, listen, wait: session.wait };
+  }
+}

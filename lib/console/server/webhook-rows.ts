@@ -1,0 +1,106 @@
+/**
+ * The console's list of active addresses: the registry's production webhooks, its listening test webhooks and its
+ * waiting runs, each with its full URL and how it is guarded. Nothing secret is listed: a credential reference shows
+ * only the names it carries, and a waiting address shows without its signature.
+ */
+import type { ListedTestWebhook, RegisteredWebhook, WebhookRegistry } from '../../webhooks/registry/contract.js';
+import type { WebhookMiddlewareSettings } from '../../webhooks/types.js';
+import type { WaitEntry } from '../../waiting/types.js';
+import type { GuardsDto, WebhookKindDto, WebhookListing, WebhookRow } from '../protocol.js';
+
+/**
+ * Names in a credential reference as n8n exports store it (`{ httpBasicAuth: { id, name } }`); any other shape is
+ * the host's own and may hold the secret itself, so it shows as set, never as what it holds.
+ */
+export function credentialNames(reference: unknown): string[] | undefined {
+  if (reference === undefined || reference === null) return undefined;
+  if (typeof reference !== 'object' || Array.isArray(reference)) return ['(set)'];
+  const names = Object.values(reference as Record<string, unknown>).map((entry) => {
+    const name = typeof entry === 'object' && entry !== null ? (entry as { name?: unknown }).name : undefined;
+    return typeof name === 'string' && name !== '' ? name : undefined;
+  });
+  return names.length > 0 && names.every((name) => name !== undefined) ? names as string[] : ['(set)'];
+}
+
+function guardsOf(webhook: RegisteredWebhook): GuardsDto {
+  const { parameters } = webhook;
+  const guards: GuardsDto = { authentication: parameters.authentication, ignoreBots: parameters.ignoreBots };
+  const names = parameters.authentication === 'none' ? undefined : credentialNames(webhook.credentials);
+  if (names !== undefined) guards.credentials = names;
+  const ipWhitelist = parameters.options.ipWhitelist;
+  if (parameters.ipAllowlist !== undefined && typeof ipWhitelist === 'string') guards.ipAllowlist = ipWhitelist;
+  if (parameters.allowedOrigins !== undefined) guards.allowedOrigins = parameters.allowedOrigins === '*' ? '*' : parameters.allowedOrigins.join(', ');
+  return guards;
+}
+
+/** One row per (kind, workflow, node, path): a multi-method node's methods share it. */
+function rowsOf(kind: 'production' | 'test', webhooks: readonly RegisteredWebhook[], base: string, prefix: string): WebhookRow[] {
+  const rows = new Map<string, WebhookRow>();
+  for (const webhook of webhooks) {
+    const key = `${webhook.workflowId}\u0000${webhook.nodeName}\u0000${webhook.path}`;
+    const known = rows.get(key);
+    if (known !== undefined) {
+      if (!known.methods.includes(webhook.method)) known.methods.push(webhook.method);
+      continue;
+    }
+    const row: WebhookRow = {
+      kind,
+      workflowId: webhook.workflowId,
+      nodeName: webhook.nodeName,
+      methods: [webhook.method],
+      path: webhook.path,
+      url: `${base}/${prefix}/${webhook.path}`,
+      responseMode: webhook.parameters.responseMode,
+      guards: guardsOf(webhook),
+    };
+    if (webhook.workflowName !== undefined) row.workflowName = webhook.workflowName;
+    const expiresAt = (webhook as Partial<ListedTestWebhook>).expiresAt;
+    if (expiresAt !== undefined) row.expiresAt = expiresAt;
+    rows.set(key, row);
+  }
+  return [...rows.values()];
+}
+
+function waitRow(entry: WaitEntry, base: string, prefix: string): WebhookRow {
+  const wait = entry.wait ?? {};
+  const suffix = wait.suffix === undefined || wait.suffix === '' ? '' : `/${wait.suffix.replace(/^\/+/, '')}`;
+  const guards: GuardsDto = {
+    authentication: wait.authentication ?? 'none', ignoreBots: wait.options?.ignoreBots === true, signed: true,
+  };
+  if (typeof wait.options?.ipWhitelist === 'string' && wait.options.ipWhitelist.trim() !== '') guards.ipAllowlist = wait.options.ipWhitelist;
+  if (typeof wait.options?.allowedOrigins === 'string' && wait.options.allowedOrigins.trim() !== '') guards.allowedOrigins = wait.options.allowedOrigins;
+  const row: WebhookRow = {
+    kind: 'waiting',
+    workflowId: entry.workflowId,
+    nodeName: wait.nodeName ?? entry.nodeName,
+    methods: [wait.httpMethod ?? 'POST'].flat().map((method) => method.toUpperCase()),
+    path: `${entry.waitId}${suffix}`,
+    url: `${base}/${prefix}/${entry.waitId}${suffix}`,
+    responseMode: wait.responseMode ?? 'onReceived',
+    guards,
+    expiresAt: entry.expiresAt,
+  };
+  if (entry.workflowName !== undefined) row.workflowName = entry.workflowName;
+  if (entry.form !== undefined) row.form = entry.form;
+  return row;
+}
+
+const byAddress = (a: WebhookRow, b: WebhookRow): number => a.path.localeCompare(b.path) || a.workflowId.localeCompare(b.workflowId);
+
+/** Every active address; `base` is where the middleware is mounted, as callers reach it. */
+export async function listWebhooks(registry: WebhookRegistry, settings: WebhookMiddlewareSettings, base: string): Promise<WebhookListing> {
+  const unlisted: WebhookKindDto[] = [];
+  const [production, test, waits] = await Promise.all([
+    registry.list(),
+    registry.listTestWebhooks?.() ?? (unlisted.push('test'), Promise.resolve([])),
+    settings.waiting ? registry.listWaits?.() ?? (unlisted.push('waiting'), Promise.resolve([])) : Promise.resolve([]),
+  ]);
+  return {
+    webhooks: [
+      ...rowsOf('production', production, base, settings.productionPrefix).sort(byAddress),
+      ...rowsOf('test', test, base, settings.testPrefix).sort(byAddress),
+      ...waits.map((entry) => waitRow(entry, base, settings.waitingPrefix)),
+    ],
+    unlisted,
+  };
+}
