@@ -3,7 +3,7 @@
  * Names: speed (the side-by-side table against bare node:http, Express and Node-RED), json, scale, form, multipart
  * (HTTP, autocannon), signed (signature verification), registry, definitions, upload (1 GiB), redis (starts its own
  * redis-server), queue (queue mode against in process; starts its own redis-server and workers), telemetry (the
- * middleware with OpenTelemetry, without and with an SDK).
+ * middleware with OpenTelemetry, without and with an SDK, and with the console mounted).
  */
 import { cpus, totalmem } from 'node:os';
 import { benchDefinitions } from './definitions.js';
@@ -29,7 +29,7 @@ if (wants('speed')) {
 }
 if (wants('telemetry')) {
   const telemetry = { seconds: Number(process.env.BENCH_SECONDS ?? 10), warmup: Number(process.env.BENCH_WARMUP ?? 3), rounds: Number(process.env.BENCH_ROUNDS ?? 5), connections: 10 };
-  write(`## OpenTelemetry: its cost beside the plain middleware\n\n${await benchTelemetry(telemetry)}\n\n`);
+  write(`## OpenTelemetry and the console: their cost beside the plain middleware\n\n${await benchTelemetry(telemetry)}\n\n`);
 }
 if (only === undefined || ['json', 'scale', 'form', 'multipart'].includes(only)) write(`## HTTP\n\n${await benchHttp(settings, only)}\n\n`);
 if (wants('signed')) write(`## Signed webhooks (one server, the same call unsigned and signed)\n\n${await benchSigned(settings)}\n\n`);

@@ -3,7 +3,8 @@
  * family `node` (parses the body and answers, the limit), `express` (an Express 5 route with express.json(),
  * express.urlencoded() or busboy), `middleware` (this middleware in Express 5), `middleware-reads` (the same, its
  * run reading every file's bytes, which joins them into one Buffer), `middleware-otel-api` and `middleware-otel-sdk`
- * (the middleware with OpenTelemetry, without and with an SDK) or `mwnode` (this middleware on node:http), and
+ * (the middleware with OpenTelemetry, without and with an SDK), `middleware-console` (the middleware with the webhook
+ * console mounted, which records every call) or `mwnode` (this middleware on node:http), and
  * kind `json`, `form` or `multipart`. It imports the package by name, so the runner decides whether that is the built
  * package (as hosts run it) or the sources. Reports `{ type: 'ready', port }` over IPC.
  */
@@ -102,6 +103,11 @@ async function withMiddleware(bare: boolean, readsFiles: boolean): Promise<Reque
   if (bare) return (req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); });
   const app = express();
   app.use(middleware);
+  if (family === 'middleware-console') {
+    // Mounted as a host would; no page is opened, so what is measured is the recording of every call.
+    const { createWebhookConsole } = await import('workflow-webhooks/console');
+    app.use('/admin/webhooks', createWebhookConsole({ registry, middleware, webhookUrl: '/', public: true }));
+  }
   return app;
 }
 

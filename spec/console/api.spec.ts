@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import type { CallListing, CallRecord, ListenSnapshot, WebhookListing, WebhookRow, WorkflowListing } from '../../lib/console/index.js';
 import { CONSOLE_HOSTS, startConsoleApp, WEBHOOK_BASE, CONSOLE_WORKFLOWS, type ConsoleApp } from '../support/console-app.js';
 import { consoleSession, type ConsoleSession } from '../support/console-session.js';
+import { webhookBaseOf } from '../../lib/console/server/api-routes.js';
 
 function row(listing: WebhookListing, kind: string, workflowId: string): WebhookRow {
   const found = listing.webhooks.find((one) => one.kind === kind && one.workflowId === workflowId);
@@ -110,3 +111,16 @@ for (const host of CONSOLE_HOSTS) {
     });
   });
 }
+
+describe('where the console says the webhooks are', () => {
+  const req = { socket: {}, headers: { host: '127.0.0.1:3000' } } as never;
+
+  it('completes a path with the origin the console was opened at, the root mount included', () => {
+    expect(webhookBaseOf(req, '/api/automation')).to.equal('http://127.0.0.1:3000/api/automation');
+    expect(webhookBaseOf(req, '')).to.equal('http://127.0.0.1:3000');
+  });
+
+  it('keeps a full URL as the host wrote it', () => {
+    expect(webhookBaseOf(req, 'https://hooks.example.com/automation')).to.equal('https://hooks.example.com/automation');
+  });
+});

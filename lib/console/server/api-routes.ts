@@ -20,7 +20,8 @@ import { listWebhooks } from './webhook-rows.js';
 
 /** Where the middleware is, as the console's user reaches it: a path option is completed with the console's own origin. */
 export function webhookBaseOf(req: IncomingMessage, webhookUrl: string): string {
-  if (!webhookUrl.startsWith('/')) return webhookUrl;
+  // A path ('' when the middleware is mounted at the root) is completed; a full URL is as the host wrote it.
+  if (/^https?:\/\//.test(webhookUrl)) return webhookUrl;
   const proto = req.socket instanceof TLSSocket ? 'https' : 'http';
   return `${proto}://${req.headers.host ?? 'localhost'}${webhookUrl}`;
 }
