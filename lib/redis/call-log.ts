@@ -8,6 +8,7 @@ import { checkCapacity } from '../console/calls/memory-log.js';
 import { discard, isReplyError, type RedisClientLike } from './client.js';
 import { withDeadline } from './link.js';
 import { script } from './scripts.js';
+import { errorFields, safeLogger, type WebhookLogger } from '../webhooks/logger.js';
 
 /** The part of a node-redis client (5 or later) the call log uses: the registry's, plus `subscribe` for the channel. */
 export interface RedisCallLogClient extends RedisClientLike {
@@ -29,9 +30,11 @@ export interface RedisCallLogOptions {
   commandTimeoutMs?: number;
   /**
    * Hears the subscription connection's failures (once per outage: node-redis reconnects by itself and subscribes
-   * again). Default: written to stderr.
+   * again). Default: the `logger`'s error, else a line on stderr.
    */
   onError?: (error: Error) => void;
+  /** Where the subscription's failures go when there is no `onError` (pino/console shape), with their cause. */
+  logger?: WebhookLogger;
 }
 
 /** KEYS[1] the list; ARGV[1] the call's JSON, [2] capacity, [3] channel. One atomic step, whatever else the client sends. */
@@ -87,12 +90,18 @@ export class RedisCallLog implements CallLog {
     const timeoutMs = options.commandTimeoutMs ?? 2000;
     if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) fail('commandTimeoutMs', 'must be a positive number');
     if (options.onError !== undefined && typeof options.onError !== 'function') fail('onError', 'must be a function');
+    if (options.logger !== undefined && (typeof options.logger?.error !== 'function' || typeof options.logger.warn !== 'function')) {
+      fail('logger', 'must have error(fields, message) and warn(fields, message)');
+    }
     this.capacity = checkCapacity(options.capacity, 'RedisCallLog');
     this.#client = client;
     this.#key = `${keyPrefix}calls`;
     this.#channel = `${keyPrefix}calls:new`;
     this.#timeoutMs = timeoutMs;
-    const onError = options.onError ?? stderrErrors;
+    const logger = options.logger === undefined ? undefined : safeLogger(options.logger);
+    const onError = options.onError ?? (logger === undefined ? stderrErrors : (error: Error) => {
+      logger.error(errorFields(error), 'workflow-webhooks/redis: the RedisCallLog subscription failed; it reconnects by itself');
+    });
     this.#onError = (error) => {
       try {
         onError(error);

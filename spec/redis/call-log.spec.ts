@@ -134,6 +134,21 @@ if (findService(REDIS) === undefined) {
         ]);
       });
 
+      it('tells the host\'s logger, not stderr, when its subscription cannot connect', async () => {
+        const logged: string[] = [];
+        const unreachable = createClient({ url: 'redis://127.0.0.1:1', socket: { reconnectStrategy: false } });
+        unreachable.on('error', () => undefined);
+        const log = new RedisCallLog({
+          client: unreachable as unknown as RedisCallLogClient,
+          logger: { error: (fields, message) => logged.push(`${message} / ${String(fields.message)}`), warn: () => undefined },
+        });
+        log.subscribe(() => undefined);
+        await log.subscribed().then(() => { throw new Error('subscribed to an unreachable Redis'); }, () => undefined);
+        expect(logged).to.have.length.greaterThan(0);
+        for (const line of logged) expect(line).to.match(/^workflow-webhooks\/redis: the RedisCallLog subscription failed; it reconnects by itself \/ \S/);
+        await log.close();
+      });
+
       it('refuses options it cannot use, with a TypeError naming the option', () => {
         const valid = client as unknown as RedisCallLogClient;
         for (const [options, message] of [
@@ -145,6 +160,7 @@ if (findService(REDIS) === undefined) {
           [{ client: valid, capacity: 2.5 }, 'RedisCallLog capacity must be a whole number from 1 to 100000'],
           [{ client: valid, commandTimeoutMs: 0 }, 'option commandTimeoutMs must be a positive number'],
           [{ client: valid, onError: 'log' }, 'option onError must be a function'],
+          [{ client: valid, logger: { error: () => undefined } }, 'option logger must have error(fields, message) and warn(fields, message)'],
         ] as const) {
           expect(() => new RedisCallLog(options as never), message).to.throw(TypeError, message);
         }
