@@ -9,7 +9,6 @@ import type { WebhookMiddleware, WorkflowWebhooks } from '../webhooks/types.js';
 import { safeLogger, type WebhookLogger } from '../webhooks/logger.js';
 import type { CallLog } from './calls/contract.js';
 import { checkCapacity, MemoryCallLog } from './calls/memory-log.js';
-import type { FailedJobDto, JobStateDto } from './protocol.js';
 
 /**
  * Who may use the console: resolve `true` to let the request through. `false` (or 403) answers 403
@@ -95,8 +94,6 @@ export interface ResolvedConsoleOptions {
   title: string;
   logger: WebhookLogger;
 }
-
-export type { FailedJobDto, JobStateDto };
 
 const KNOWN = new Set(['registry', 'middleware', 'authorize', 'public', 'challenge', 'csrfSecret', 'webhookUrl', 'workflows', 'maxListenMs',
   'maxCapturedFileBytes', 'callLog', 'recentCalls', 'instance', 'queue', 'preview', 'title', 'logger']);

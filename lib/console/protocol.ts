@@ -66,6 +66,8 @@ export interface GuardsDto {
   /** `*` or the origins allowed to call from a browser; absent: no CORS. */
   allowedOrigins?: string;
   ignoreBots: boolean;
+  /** `signatureAuth`: the sender's scheme (`github`, `stripe`, …), as the middleware's credentials resolver names it. */
+  signatureScheme?: string;
   /** Waiting addresses: they are signed, and need their signature. */
   signed?: boolean;
 }

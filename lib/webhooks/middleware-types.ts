@@ -34,6 +34,11 @@ export interface WebhookMiddlewareSettings {
   readonly publicUrl: string | undefined;
   /** The OpenAPI document's path below the mount (`/openapi.json`), when the middleware serves one. */
   readonly openApiPath: string | undefined;
+  /**
+   * The host's credentials resolver (the `credentials` option), so that a tool can name what a node's credential is
+   * (a signature's scheme) the way the middleware resolves it; never for its secrets.
+   */
+  readonly credentials: ((request: { workflowId: string; nodeName: string; authentication: 'basicAuth' | 'headerAuth' | 'jwtAuth' | 'signatureAuth'; credentials: unknown }) => unknown) | undefined;
   /** The host's logger (or the default one), so that tools report where the middleware does. */
   readonly logger: WebhookLogger;
 }

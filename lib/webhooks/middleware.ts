@@ -129,6 +129,7 @@ export function createWebhookMiddleware(
     waiting: resolved.waiting.secret !== undefined,
     publicUrl: resolved.publicUrl,
     openApiPath: resolved.openApi?.path,
+    credentials: resolved.credentials,
     logger: resolved.logger,
   });
   return Object.assign(middleware, {

@@ -124,3 +124,43 @@ describe('where the console says the webhooks are', () => {
     expect(webhookBaseOf(req, 'https://hooks.example.com/automation')).to.equal('https://hooks.example.com/automation');
   });
 });
+
+describe('what the console tells of a signed webhook and of a large captured file', () => {
+  let app: ConsoleApp;
+  before(async () => {
+    app = await startConsoleApp({
+      middleware: { credentials: ({ authentication }) => (authentication === 'signatureAuth' ? { scheme: 'github', secret: 'gh-webhook-secret-1' } : undefined) },
+      console: { maxCapturedFileBytes: 8 },
+    });
+    await app.registry.activate({
+      workflowId: 'github', workflowName: 'GitHub pushes',
+      nodes: [{ name: 'Webhook', parameters: { path: 'github', httpMethod: 'POST', authentication: 'signatureAuth' }, credentials: { signatureAuthApi: { id: '3', name: 'GitHub app' } } }],
+    });
+  });
+  after(() => app.close());
+
+  it('names a signed node\'s scheme as the credentials resolver gives it, and never its secret', async () => {
+    const page = await consoleSession(app);
+    const listing = await page.get<WebhookListing>('/api/webhooks');
+    expect(row(listing, 'production', 'github').guards).to.deep.equal({
+      authentication: 'signatureAuth', credentials: ['GitHub app'], signatureScheme: 'github', ignoreBots: false,
+    });
+    expect(JSON.stringify(listing)).not.to.include('gh-webhook-secret-1');
+  });
+
+  it('describes a captured file larger than maxCapturedFileBytes without keeping it for download', async () => {
+    const page = await consoleSession(app);
+    const stream = await page.events();
+    expect((await page.post('/api/workflows/draft/listen', {})).status).to.equal(201);
+    const form = new FormData();
+    form.append('small', new Blob([Buffer.from('12345678')], { type: 'text/plain' }), 'small.txt');
+    form.append('large', new Blob([Buffer.from('123456789')], { type: 'text/plain' }), 'large.txt');
+    expect((await fetch(`${app.origin}${WEBHOOK_BASE}/webhook-test/signup`, { method: 'POST', body: form })).status).to.equal(200);
+    const ended = await stream.next<ListenSnapshot>('listen', (event) => event.listen.state === 'ended');
+    stream.close();
+    const binary = ended.listen.state === 'ended' ? ended.listen.run?.trigger[0]?.binary : undefined;
+    expect(binary?.small?.download).to.be.a('string');
+    expect(binary?.large).to.deep.include({ fileName: 'large.txt', bytes: 9 });
+    expect(binary?.large?.download).to.equal(undefined);
+  });
+});

@@ -3,7 +3,7 @@
  * or Connect, listening on a loopback port: what the console's HTTP and browser specs talk to. The registry holds
  * several kinds of addresses: production (static, dynamic, guarded), a test listen, and a suspended run's wait.
  */
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import connect from 'connect';
 import express5 from 'express';
@@ -72,23 +72,38 @@ export interface ConsoleAppOptions {
   console?: Partial<WebhookConsoleOptions>;
   /** Activate every workflow but the draft (default true). */
   activate?: boolean;
+  /** Headers the host sets on every answer before the console runs (its session cookie, its own security policy). */
+  hostHeaders?: Record<string, string>;
 }
 
-function hostApp(name: ConsoleHostName, middleware: WebhookMiddleware, console: WebhookConsole): RequestListener {
+type Handler = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+
+/** The host's own first handler: sets its headers, as helmet or a session middleware would. */
+function hostHeadersOf(headers: Record<string, string>): Handler {
+  return (_req, res, next) => {
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    next();
+  };
+}
+
+function hostApp(name: ConsoleHostName, middleware: WebhookMiddleware, console: WebhookConsole, first: Handler): RequestListener {
   if (name === 'Connect') {
     const app = connect();
+    app.use(first);
     app.use(WEBHOOK_BASE, middleware);
     app.use(CONSOLE_BASE, console);
     return app as unknown as RequestListener;
   }
   if (name === 'Express 4') {
     const app = express4();
+    app.use(first);
     app.get('/api/orders', (_req, res) => { res.json([]); });
     app.use(WEBHOOK_BASE, middleware);
     app.use(CONSOLE_BASE, console);
     return app;
   }
   const app = express5();
+  app.use(first);
   app.get('/api/orders', (_req, res) => { res.json([]); });
   app.use(WEBHOOK_BASE, middleware);
   app.use(CONSOLE_BASE, console);
@@ -111,7 +126,7 @@ export async function startConsoleApp(options: ConsoleAppOptions = {}): Promise<
     workflows: new Map(CONSOLE_WORKFLOWS.map((workflow) => [workflow.workflowId, workflow])),
     ...options.console,
   } as WebhookConsoleOptions);
-  const server: Server = createServer(hostApp(options.host ?? 'Express 5', middleware, console));
+  const server: Server = createServer(hostApp(options.host ?? 'Express 5', middleware, console, hostHeadersOf(options.hostHeaders ?? {})));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

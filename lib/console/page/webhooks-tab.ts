@@ -26,6 +26,7 @@ function guardsView(guards: GuardsDto): HTMLElement {
   return h('ul', { class: 'guards' },
     chip(guards.authentication === 'none' ? 'no authentication' : `auth: ${guards.authentication}`, open ? 'chip-open' : 'chip-auth'),
     ...(guards.credentials ?? []).map((name) => chip(`credential: ${name}`)),
+    guards.signatureScheme === undefined ? null : chip(`signature: ${guards.signatureScheme}`),
     guards.ipAllowlist === undefined ? null : chip(`IP allow list: ${guards.ipAllowlist}`),
     guards.allowedOrigins === undefined ? null : chip(`CORS: ${guards.allowedOrigins}`),
     guards.ignoreBots ? chip('ignores bots') : null,

@@ -40,15 +40,6 @@ function splitUrl(req: IncomingMessage): { pathname: string; query: URLSearchPar
   return { pathname: pathname === '' ? '/' : pathname, query: new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt + 1)) };
 }
 
-/** Where the console is mounted; a request for the mount path itself (no trailing slash) arrives as `/`. */
-function mountPathOf(req: IncomingMessage, pathname: string): string {
-  const found = requestMountPath(req);
-  const original = (req as IncomingMessage & { originalUrl?: string }).originalUrl;
-  if (found !== '' || pathname !== '/' || original === undefined) return found;
-  const queryAt = original.indexOf('?');
-  return (queryAt === -1 ? original : original.slice(0, queryAt)).replace(/\/+$/, '');
-}
-
 export function consoleRouter(routes: readonly Route[], options: ResolvedConsoleOptions): ConsoleHandler {
   const compiled: CompiledRoute[] = routes.map((route) => ({ ...route, matches: match<Record<string, string>>(route.path, { decode: decodeURIComponent }) }));
 
@@ -75,7 +66,7 @@ export function consoleRouter(routes: readonly Route[], options: ResolvedConsole
       throw new WebhookError('CONSOLE_METHOD_NOT_ALLOWED', `${pathname} takes ${allow} only.`, { headers: { allow } });
     }
     if (found.route.method === 'POST') checkCsrf(req, options.csrfSecret);
-    await found.route.handle({ req, res, params: found.params, query, mountPath: mountPathOf(req, pathname) });
+    await found.route.handle({ req, res, params: found.params, query, mountPath: requestMountPath(req) });
   }
 
   return (req, res) => {

@@ -3,8 +3,9 @@
  * waiting runs, each with its full URL and how it is guarded. Nothing secret is listed: a credential reference shows
  * only the names it carries, and a waiting address shows without its signature.
  */
+import { credentialOf } from '../../webhooks/describe/security.js';
 import type { ListedTestWebhook, RegisteredWebhook, WebhookRegistry } from '../../webhooks/registry/contract.js';
-import type { WebhookMiddlewareSettings } from '../../webhooks/types.js';
+import { SIGNATURE_SCHEMES, type WebhookMiddlewareSettings } from '../../webhooks/types.js';
 import type { WaitEntry } from '../../waiting/types.js';
 import type { GuardsDto, WebhookKindDto, WebhookListing, WebhookRow } from '../protocol.js';
 
@@ -33,9 +34,22 @@ function guardsOf(webhook: RegisteredWebhook): GuardsDto {
   return guards;
 }
 
+/**
+ * A signed node's scheme lives in its credential: asked of the middleware's resolver, as the OpenAPI document asks it,
+ * and only the scheme's name is kept.
+ */
+async function signatureSchemeOf(webhook: RegisteredWebhook, settings: WebhookMiddlewareSettings): Promise<string | undefined> {
+  if (webhook.parameters.authentication !== 'signatureAuth') return undefined;
+  const scheme = (await credentialOf(webhook, settings.credentials))?.scheme;
+  return typeof scheme === 'string' && (SIGNATURE_SCHEMES as readonly string[]).includes(scheme) ? scheme : undefined;
+}
+
 /** One row per (kind, workflow, node, path): a multi-method node's methods share it. */
-function rowsOf(kind: 'production' | 'test', webhooks: readonly RegisteredWebhook[], base: string, prefix: string): WebhookRow[] {
+async function rowsOf(
+  kind: 'production' | 'test', webhooks: readonly RegisteredWebhook[], base: string, prefix: string, settings: WebhookMiddlewareSettings,
+): Promise<WebhookRow[]> {
   const rows = new Map<string, WebhookRow>();
+  const signed: Promise<void>[] = [];
   for (const webhook of webhooks) {
     const key = `${webhook.workflowId}\u0000${webhook.nodeName}\u0000${webhook.path}`;
     const known = rows.get(key);
@@ -57,8 +71,10 @@ function rowsOf(kind: 'production' | 'test', webhooks: readonly RegisteredWebhoo
     const expiresAt = (webhook as Partial<ListedTestWebhook>).expiresAt;
     if (expiresAt !== undefined) row.expiresAt = expiresAt;
     rows.set(key, row);
+    signed.push(signatureSchemeOf(webhook, settings).then((scheme) => { if (scheme !== undefined) row.guards.signatureScheme = scheme; }));
   }
-  return [...rows.values()];
+  await Promise.all(signed);
+  return [...rows.values()].sort(byAddress);
 }
 
 function waitRow(entry: WaitEntry, base: string, prefix: string): WebhookRow {
@@ -97,8 +113,8 @@ export async function listWebhooks(registry: WebhookRegistry, settings: WebhookM
   ]);
   return {
     webhooks: [
-      ...rowsOf('production', production, base, settings.productionPrefix).sort(byAddress),
-      ...rowsOf('test', test, base, settings.testPrefix).sort(byAddress),
+      ...await rowsOf('production', production, base, settings.productionPrefix, settings),
+      ...await rowsOf('test', test, base, settings.testPrefix, settings),
       ...waits.map((entry) => waitRow(entry, base, settings.waitingPrefix)),
     ],
     unlisted,

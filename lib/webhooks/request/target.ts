@@ -69,11 +69,15 @@ export function requestMountPath(req: IncomingMessage): string {
   return mountPathOf(req, queryAt === -1 ? url : url.slice(0, queryAt));
 }
 
-/** Express and Connect strip the mount path from `req.url` and keep the full one in `req.originalUrl`. */
+/**
+ * Express and Connect strip the mount path from `req.url` and keep the full one in `req.originalUrl`. A request for
+ * the mount path itself (`/admin/webhooks`, no trailing slash) arrives as `/`: its whole path is the mount.
+ */
 function mountPathOf(req: IncomingMessage, pathname: string): string {
   const original = (req as IncomingMessage & { originalUrl?: string }).originalUrl;
   if (original === undefined || original === req.url) return '';
   const queryAt = original.indexOf('?');
   const originalPath = queryAt === -1 ? original : original.slice(0, queryAt);
-  return originalPath.endsWith(pathname) ? originalPath.slice(0, originalPath.length - pathname.length) : '';
+  if (originalPath.endsWith(pathname)) return originalPath.slice(0, originalPath.length - pathname.length);
+  return pathname === '/' ? originalPath : '';
 }
