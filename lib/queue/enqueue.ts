@@ -1,24 +1,24 @@
 /**
- * The web side's hand-off of one call: admit it (a repeat of a stored call, or one run too many waiting), pack its
- * item, store it as a BullMQ job within `enqueueTimeoutMs`, and, when the call waits, turn the worker's answers into
- * the run's `respond()` and outcome. A call that cannot be stored in time is refused 503 and its job, should Redis
+ * The web side's hand-off of one call: admit it (a repeat of a call stored or being stored, a reused key, one run
+ * too many), pack its item, store it as a BullMQ job within `enqueueTimeoutMs`, and, when the call waits, hear the
+ * worker's answers as the run's `respond()` and outcome. A call that cannot be stored in time is refused 503 and its job, should Redis
  * store it later after all, is taken back before a worker runs it.
  */
 import { randomUUID } from 'node:crypto';
-import type { Queue } from 'bullmq';
-import { ERROR_CODES, WebhookError, type WebhookErrorCode } from '../webhooks/errors.js';
-import { relayedFailure } from '../webhooks/run/execute.js';
+import type { Job, Queue } from 'bullmq';
+import { WebhookError } from '../webhooks/errors.js';
 import type { AcceptedRun, HandOffContext } from '../webhooks/run/hand-off.js';
 import type { ExecutionResult, WebhookRun } from '../webhooks/types.js';
-import { packItems, storedRefs, unpackItems, type PackedItem } from './binary/pack.js';
+import { admitted, releaseClaim } from './admission.js';
+import { packItems, type PackedItem } from './binary/pack.js';
 import type { QueueRedisClient } from './connection.js';
-import { idempotencyKeyOf, jobIdOf } from './idempotency.js';
-import type { ReplyMessage, WebhookJobData } from './job-data.js';
-import { unpackResponse } from './job-data.js';
+import { bodyFingerprint, idempotencyKeyOf, jobIdOf } from './idempotency.js';
+import type { WebhookJobData } from './job-data.js';
 import type { QueueKeys } from './keys.js';
 import type { ResolvedQueueOptions } from './options.js';
+import { waitFor } from './outcome.js';
 import type { ReplyWaiters } from './replies.js';
-import { admit, releaseSlot, type Admission } from './scripts.js';
+import { releaseSlot } from './scripts.js';
 import type { TraceCarrier } from './tracing.js';
 
 /** What the hand-off needs of the queue once it is connected. */
@@ -94,20 +94,26 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
   const { settings } = call;
   const key = idempotencyKeyOf(run, settings);
   const jobId = jobIdOf(run, key);
+  const storeId = randomUUID();
   const track = settings?.maxQueued !== undefined;
+  const fingerprint = key === undefined ? undefined : bodyFingerprint(run.items[0]);
   // Only a call that may repeat an earlier one, or a workflow that caps its waiting runs, needs the admission step:
   // the common call is stored in one round trip.
-  const admission = key === undefined && !track ? 'ok' : await admitted(context, connected, run.workflowId, jobId, settings?.maxQueued);
+  const admission = key === undefined && !track ? 'ok' : await admitted(options, keys, connected, {
+    workflowId: run.workflowId, jobId, maxQueued: settings?.maxQueued, fingerprint, storeId, abandoned: isAbandoned,
+  }, () => unavailable(options));
   if (admission === 'full') throw tooMany(options, run.workflowId, settings?.maxQueued as number);
   if (admission === 'duplicate') {
-    // A repeat waits for the first call's job, which may have ended already: it is looked at once at once.
-    return { jobId, duplicate: true, outcome: call.awaitsOutcome ? waitFor(context, connected, run, jobId, true).outcome : undefined };
+    // A repeat waits for the first call's job, which may have ended already: it is looked at at once.
+    return { jobId, duplicate: true, outcome: call.awaitsOutcome ? waitFor(connected.waiters, options.binaryStore, run, jobId, true).outcome : undefined };
   }
   let refs: string[] = [];
-  // Undoes what was stored for a call that is refused: its files, and its place among the workflow's waiting runs.
+  // Undoes what was stored for a call that is refused: its files, its place among the workflow's waiting runs, and
+  // its claim on the idempotency key (a retry then stores the job).
   const cleanUp = (): Promise<void> => Promise.all([
     options.binaryStore?.remove(refs),
     track ? releaseSlot(connected.client, [keys.running(run.workflowId), keys.unfinished(run.workflowId)], jobId, true) : undefined,
+    key === undefined ? undefined : releaseClaim(keys, connected, jobId, storeId),
   ]).then(() => undefined, () => undefined);
   let adding: Promise<unknown> | undefined;
   let stopWaiting: (() => void) | undefined;
@@ -117,28 +123,24 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
     if (isAbandoned()) throw new Abandoned();
     const data = jobData(run, call, packed.items[0], key, track);
     data.answerBy = fate.answerBy;
-    data.storeId = randomUUID();
+    data.storeId = storeId;
+    if (fingerprint !== undefined) data.fingerprint = fingerprint;
     if (trace !== undefined) data.trace = trace;
     let outcome: Promise<ExecutionResult> | undefined;
     if (call.awaitsOutcome) {
       data.replyTo = connected.replyChannel;
       // Listening before the job exists: a fast worker's answer cannot come first.
-      const waiting = waitFor(context, connected, run, jobId);
+      const waiting = waitFor(connected.waiters, options.binaryStore, run, jobId);
       stopWaiting = waiting.stop;
       outcome = waiting.outcome;
     }
-    const job = connected.queue.add(run.workflowId, data, {
-      jobId,
-      attempts: settings?.attempts ?? options.attempts,
-      backoff: { type: 'exponential', delay: options.backoffMs },
-      removeOnComplete: { age: Math.ceil(options.idempotencyWindowMs / 1000) },
-      removeOnFail: { age: Math.ceil(options.failedRetentionMs / 1000) },
-    });
+    const job = addJob(connected, run, data, jobId, settings?.attempts ?? options.attempts, options);
     adding = job;
     // Refused while the job is on its way (a paused Redis holds every write until it resumes): a mark sent on the
     // same connection reaches Redis right behind the job, and a worker that takes a late job does not run a marked one.
     fate.onAbandon = () => {
-      void connected.client.sendCommand(['SET', keys.refused(data.storeId as string), '1', 'PX', String(options.idempotencyWindowMs)]).catch(() => undefined);
+      void connected.client.sendCommand(['SET', keys.refused(storeId), '1', 'PX', String(options.idempotencyWindowMs)]).catch(() => undefined);
+      if (key !== undefined) void releaseClaim(keys, connected, jobId, storeId);
     };
     // Stored after the caller was refused: taken back, files and all, unless a worker has it already (then it runs).
     job.then((stored) => { if (isAbandoned()) void stored.remove().then(cleanUp, () => undefined); }, cleanUp);
@@ -153,6 +155,28 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
   }
 }
 
+/**
+ * Sends the job. Data that cannot be serialised (it never should: the item is parsed JSON) is the library's
+ * failure, a 500 with its cause, not Redis's 503.
+ */
+function addJob(connected: Connected, run: WebhookRun, data: WebhookJobData, jobId: string, attempts: number, options: ResolvedQueueOptions): Promise<Job> {
+  return connected.queue.add(run.workflowId, data, {
+    jobId,
+    attempts,
+    backoff: { type: 'exponential', delay: options.backoffMs },
+    removeOnComplete: { age: Math.ceil(options.idempotencyWindowMs / 1000) },
+    removeOnFail: { age: Math.ceil(options.failedRetentionMs / 1000) },
+  }).catch((error: unknown) => {
+    if (!unserialisable(error)) throw error;
+    throw new WebhookError('INTERNAL_ERROR', `The call could not be stored as a job: ${(error as Error).message}`, { cause: error });
+  });
+}
+
+/** JSON.stringify's own refusals: too deep (RangeError), a BigInt or a circle (TypeError). */
+export function unserialisable(error: unknown): boolean {
+  return error instanceof RangeError || (error instanceof TypeError && /BigInt|circular|JSON/i.test(error.message));
+}
+
 function jobData(run: WebhookRun, call: HandOffContext, item: PackedItem | undefined, key: string | undefined, track: boolean): WebhookJobData {
   const data: WebhookJobData = {
     version: 1, callId: run.callId, workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode, method: run.method,
@@ -164,55 +188,4 @@ function jobData(run: WebhookRun, call: HandOffContext, item: PackedItem | undef
   if (call.settings?.concurrency !== undefined) data.concurrency = call.settings.concurrency;
   if (track) data.tracked = true;
   return data;
-}
-
-/**
- * The admission of a call that may repeat an earlier one or counts against maxQueued. A job that exists because
- * Redis stored it after its caller was refused stands for nobody: it is taken back, and the call admitted anew (a
- * worker that holds it meanwhile makes this call a 503, to be tried again).
- */
-async function admitted(context: EnqueueContext, connected: Connected, workflowId: string, jobId: string, maxQueued: number | undefined): Promise<Admission> {
-  const { keys, options } = context;
-  const ask = (): Promise<Admission> => admit(connected.client, [keys.job(jobId), keys.unfinished(workflowId), keys.running(workflowId)],
-    { maxQueued, track: maxQueued !== undefined, jobId, staleMs: options.idempotencyWindowMs, refusedPrefix: keys.refused('') });
-  const admission = await ask();
-  if (admission !== 'retake') return admission;
-  if (await connected.queue.remove(jobId) !== 1) throw unavailable(options);
-  return ask();
-}
-
-/** Turns the job's answers into the run's respond() and outcome. */
-function waitFor(context: EnqueueContext, connected: Connected, run: WebhookRun, jobId: string, lookNow = false): { outcome: Promise<ExecutionResult>; stop: () => void } {
-  const store = context.options.binaryStore;
-  let stop!: () => void;
-  const outcome = new Promise<ExecutionResult>((resolve, reject) => {
-    stop = connected.waiters.wait(jobId, {
-      respond: (message) => { run.respond(unpackResponse(message.response)); },
-      completed: (result) => {
-        unpackItems(result.items, store, true).then((items) => {
-          resolve(result.hints === undefined ? { items } : { items, hints: result.hints });
-          void store?.remove(storedRefs(result.items)).catch(() => undefined);
-        }, reject);
-      },
-      failed: (message) => { reject(failureOf(message)); },
-    }, lookNow);
-    // The caller is gone, the deadline passed or the middleware shuts down: stop listening; the job goes on.
-    run.signal.addEventListener('abort', () => {
-      stop();
-      // The reason as it is (the caller went away: BODY_ABORTED), not as a failure of the workflow.
-      const reason: unknown = run.signal.reason;
-      reject(reason instanceof WebhookError ? relayedFailure(reason) : reason);
-    }, { once: true });
-  });
-  // The caller may give up while the job is still being stored, before anyone awaits the outcome: that rejection
-  // must not go unhandled (it would end the process). Whoever awaits the outcome still sees it.
-  outcome.catch(() => undefined);
-  return { outcome, stop };
-}
-
-/** A relayed failure: the library's own codes as they were judged on the worker, anything else as the workflow's failure. */
-function failureOf(message: Extract<ReplyMessage, { type: 'failed' }>): Error {
-  const code = message.code;
-  if (code === undefined || code === 'WORKFLOW_FAILED' || !Object.hasOwn(ERROR_CODES, code)) return new Error(message.message);
-  return relayedFailure(new WebhookError(message.code as WebhookErrorCode, message.message, { hint: message.hint }));
 }

@@ -4,7 +4,7 @@
  * header the workflow named) counts; a call without a key gets a job id of its own.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { TriggerJson, WebhookRun, WorkflowSettings } from '../webhooks/types.js';
+import type { BinaryData, Item, TriggerJson, WebhookRun, WorkflowSettings } from '../webhooks/types.js';
 
 function header(json: TriggerJson, name: string): string | undefined {
   const value = json.headers[name.toLowerCase()];
@@ -50,4 +50,22 @@ export function jobIdOf(run: WebhookRun, key: string | undefined): string {
   if (key === undefined) return randomUUID();
   const scope = JSON.stringify([run.workflowId, run.nodeName, run.mode, key]);
   return `idem-${createHash('sha256').update(scope).digest('hex').slice(0, 40)}`;
+}
+
+/**
+ * What makes a repeat a retry: the same body. The fingerprint covers the body as parsed and each file's media type
+ * and size, and the bytes of files held in memory (a file on disk is known by its type and size: reading it again
+ * for this would double the cost of every large upload; its name may be one made up for this call). Query and
+ * headers are not part of it: senders add delivery attempts and timestamps there.
+ */
+export function bodyFingerprint(item: Item | undefined): string {
+  const hash = createHash('sha256');
+  hash.update(JSON.stringify(item?.json.body ?? null) ?? 'undefined');
+  const binary = item?.binary ?? {};
+  for (const property of Object.keys(binary).sort()) {
+    const file = binary[property] as BinaryData;
+    hash.update(`\0${property}\0${file.mimeType}\0${file.bytes ?? file.fileSize ?? ''}\0`);
+    if (file.data !== undefined) hash.update(file.data);
+  }
+  return hash.digest('base64url');
 }

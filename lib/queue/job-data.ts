@@ -34,6 +34,11 @@ export interface WebhookJobData {
   storedAt: number;
   /** The call's trace context (W3C `traceparent`, `tracestate`), when the web instance traces: the worker's run continues it. */
   trace?: Record<string, string>;
+  /**
+   * The body's fingerprint (SHA-256) of a call with an idempotency key: a later call with the key and another body is
+   * refused 422 `IDEMPOTENCY_KEY_REUSED` instead of being answered with this run's result.
+   */
+  fingerprint?: string;
   /** Names this store of the job: a refusal marks it, so a later store under the same job id is not mistaken for it. */
   storeId?: string;
   /**

@@ -14,6 +14,11 @@ export interface QueueKeys {
    * that job must not run, nor stand for a later call with the same idempotency key.
    */
   refused(storeId: string): string;
+  /**
+   * The claim on an idempotency key while its first call is being stored: a hash (store id, body fingerprint, since),
+   * so a concurrent repeat waits for that job instead of storing its own.
+   */
+  claim(jobId: string): string;
   /** Binary data of the Redis binary store. */
   binary(id: string): string;
   /** The channel a web instance hears its waiting calls' answers on. */
@@ -28,6 +33,7 @@ export function queueKeys(prefix: string, name: string): QueueKeys {
     unfinished: (workflowId) => `${own}:unfinished:${workflowId}`,
     running: (workflowId) => `${own}:running:${workflowId}`,
     refused: (storeId) => `${own}:refused:${storeId}`,
+    claim: (jobId) => `${own}:claim:${jobId}`,
     binary: (id) => `${own}:binary:${id}`,
     replies: (instanceId) => `${own}:replies:${instanceId}`,
   };

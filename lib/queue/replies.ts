@@ -1,8 +1,12 @@
 /**
  * How a waiting call hears its run's answer: every web instance listens on a channel of its own, a job names the
  * channel of the instance that waits for it, and the worker publishes there (`respond()` at once, the outcome at the
- * end). Pub/sub can drop a message while a connection is down, so each waiting call also looks at its job now and
- * then: a completed or failed job answers it all the same.
+ * end). Pub/sub can drop a message while a connection is down, so the calls waiting for a job also look at it now
+ * and then: a completed or failed job answers them all the same.
+ *
+ * Several calls may wait for one job (a sender's concurrent retries share an idempotency key, so a job id): each
+ * gets the answer, one look per job serves them all, and the look stops with the last of them. Nothing a look reads
+ * from Redis, nor anything a call's handler does with it, may throw out of a timer: that would end the process.
  */
 import type { Job, Queue } from 'bullmq';
 import type { ReplyMessage, WebhookJobResult } from './job-data.js';
@@ -13,36 +17,64 @@ export interface WaitHandlers {
   failed(message: Extract<ReplyMessage, { type: 'failed' }>): void;
 }
 
-interface Waiting {
+interface Waiter {
   handlers: WaitHandlers;
   responded: boolean;
-  timer: NodeJS.Timeout;
 }
 
+/** The calls waiting for one job, and the one look at it that serves them. */
+interface JobWatch {
+  waiters: Set<Waiter>;
+  timer: NodeJS.Timeout;
+  /** A look is under way: another one would only read the same. */
+  looking: boolean;
+  /** The job was seen in Redis: from now on a missing job was removed, not yet to come. */
+  seen: boolean;
+}
+
+const REMOVED = 'The run\'s job was removed from the queue before it answered.';
+
 export class ReplyWaiters {
-  readonly #waiting = new Map<string, Waiting>();
+  readonly #watches = new Map<string, JobWatch>();
   readonly #queue: Queue;
   readonly #pollMs: number;
+  readonly #onError: (error: unknown, jobId: string) => void;
 
-  constructor(queue: Queue, pollMs: number) {
+  /** `onError` hears a handler's failure (the call is answered by its deadline); it must not throw. */
+  constructor(queue: Queue, pollMs: number, onError: (error: unknown, jobId: string) => void) {
     this.#queue = queue;
     this.#pollMs = pollMs;
+    this.#onError = onError;
   }
 
+  /** Calls waiting now, over all jobs. */
   get size(): number {
-    return this.#waiting.size;
+    let size = 0;
+    for (const watch of this.#watches.values()) size += watch.waiters.size;
+    return size;
   }
 
-  /** Waits for the job's answer; `stop()` when the call no longer waits (answered, deadline passed). */
+  /** Jobs looked at now and then: none once every waiting call was answered. */
+  get watchedJobs(): number {
+    return this.#watches.size;
+  }
+
+  /** Waits for the job's answer; `stop()` when this call no longer waits (answered, deadline passed, caller gone). */
   wait(jobId: string, handlers: WaitHandlers, lookNow = false): () => void {
-    const timer = setInterval(() => { void this.#poll(jobId); }, this.#pollMs);
-    timer.unref();
-    this.#waiting.set(jobId, { handlers, responded: false, timer });
-    if (lookNow) void this.#poll(jobId);
-    return () => this.#stop(jobId);
+    let watch = this.#watches.get(jobId);
+    if (watch === undefined) {
+      const timer = setInterval(() => { this.#look(jobId); }, this.#pollMs);
+      timer.unref();
+      watch = { waiters: new Set(), timer, looking: false, seen: false };
+      this.#watches.set(jobId, watch);
+    }
+    const waiter: Waiter = { handlers, responded: false };
+    watch.waiters.add(waiter);
+    if (lookNow) this.#look(jobId);
+    return () => { this.#leave(jobId, waiter); };
   }
 
-  /** A message from the reply channel. */
+  /** A message from the reply channel; never throws. */
   deliver(text: string): void {
     let message: ReplyMessage;
     try {
@@ -50,59 +82,114 @@ export class ReplyWaiters {
     } catch {
       return;
     }
-    const waiting = this.#waiting.get(message.jobId);
-    if (waiting === undefined) return;
+    if (typeof message !== 'object' || message === null || typeof message.jobId !== 'string') return;
+    const watch = this.#watches.get(message.jobId);
+    if (watch === undefined) return;
     if (message.type === 'respond') {
-      if (!waiting.responded) {
-        waiting.responded = true;
-        waiting.handlers.respond(message);
-      }
+      for (const waiter of watch.waiters) this.#respond(message.jobId, waiter, message);
       return;
     }
-    this.#stop(message.jobId);
-    if (message.type === 'completed') waiting.handlers.completed(message.result);
-    else waiting.handlers.failed(message);
+    const waiters = this.#end(message.jobId);
+    for (const waiter of waiters) {
+      if (message.type === 'completed') this.#call(message.jobId, () => { waiter.handlers.completed(message.result); });
+      else this.#call(message.jobId, () => { waiter.handlers.failed(message); });
+    }
   }
 
-  /** Looks at every waiting job now (the reply channel was down: its messages may be lost). */
+  /** Looks at every waited-for job now (the reply channel was down: its messages may be lost). */
   pollAll(): void {
-    for (const jobId of this.#waiting.keys()) void this.#poll(jobId);
-  }
-
-  #stop(jobId: string): void {
-    const waiting = this.#waiting.get(jobId);
-    if (waiting === undefined) return;
-    clearInterval(waiting.timer);
-    this.#waiting.delete(jobId);
-  }
-
-  async #poll(jobId: string): Promise<void> {
-    let job: Job | undefined;
-    let state: string;
-    try {
-      job = await this.#queue.getJob(jobId);
-      state = job === undefined ? 'missing' : await job.getState();
-    } catch {
-      return; // Redis away: the next look, or the call's deadline, decides.
-    }
-    const waiting = this.#waiting.get(jobId);
-    if (waiting === undefined || job === undefined) return;
-    if (state === 'completed') {
-      const result = job.returnvalue as WebhookJobResult;
-      this.#stop(jobId);
-      if (result.response !== undefined && !waiting.responded) waiting.handlers.respond({ jobId, type: 'respond', response: result.response });
-      waiting.handlers.completed(result);
-    } else if (state === 'failed' && job.attemptsMade >= (job.opts.attempts ?? 1)) {
-      this.#stop(jobId);
-      waiting.handlers.failed({ jobId, type: 'failed', message: job.failedReason });
-    }
+    for (const jobId of this.#watches.keys()) this.#look(jobId);
   }
 
   /** Every call still waiting is answered that the queue closed (503 SHUTTING_DOWN); the jobs go on. */
   close(): void {
-    for (const [jobId, waiting] of [...this.#waiting]) {
-      this.#stop(jobId);
-      waiting.handlers.failed({ jobId, type: 'failed', code: 'SHUTTING_DOWN', message: 'The webhook queue closed before the run answered.' });
+    for (const jobId of [...this.#watches.keys()]) {
+      for (const waiter of this.#end(jobId)) {
+        this.#call(jobId, () => {
+          waiter.handlers.failed({ jobId, type: 'failed', code: 'SHUTTING_DOWN', message: 'The webhook queue closed before the run answered.' });
+        });
+      }
+    }
+  }
+
+  #leave(jobId: string, waiter: Waiter): void {
+    const watch = this.#watches.get(jobId);
+    if (watch === undefined || !watch.waiters.delete(waiter) || watch.waiters.size > 0) return;
+    clearInterval(watch.timer);
+    this.#watches.delete(jobId);
+  }
+
+  /** Stops looking at the job; the calls that waited for it, to be answered now. */
+  #end(jobId: string): Waiter[] {
+    const watch = this.#watches.get(jobId);
+    if (watch === undefined) return [];
+    clearInterval(watch.timer);
+    this.#watches.delete(jobId);
+    return [...watch.waiters];
+  }
+
+  #respond(jobId: string, waiter: Waiter, message: Extract<ReplyMessage, { type: 'respond' }>): void {
+    if (waiter.responded) return;
+    waiter.responded = true;
+    this.#call(jobId, () => { waiter.handlers.respond(message); });
+  }
+
+  #call(jobId: string, handler: () => void): void {
+    try {
+      handler();
+    } catch (error) {
+      this.#report(error, jobId);
+    }
+  }
+
+  #report(error: unknown, jobId: string): void {
+    try {
+      this.#onError(error, jobId);
+    } catch {
+      // The host's logger failed too: nothing is left to tell.
+    }
+  }
+
+  #look(jobId: string): void {
+    const watch = this.#watches.get(jobId);
+    if (watch === undefined || watch.looking) return;
+    watch.looking = true;
+    this.#read(jobId, watch).then(() => { watch.looking = false; }, (error: unknown) => {
+      watch.looking = false;
+      this.#report(error, jobId);
+    });
+  }
+
+  async #read(jobId: string, watch: JobWatch): Promise<void> {
+    let job: Job | undefined;
+    let state: string;
+    try {
+      job = await this.#queue.getJob(jobId);
+      state = job === undefined || job === null ? 'missing' : await job.getState();
+    } catch {
+      return; // Redis away: the next look, or the call's deadline, decides.
+    }
+    if (this.#watches.get(jobId) !== watch) return; // answered meanwhile
+    if (job === undefined || job === null) {
+      if (watch.seen) for (const waiter of this.#end(jobId)) this.#call(jobId, () => { waiter.handlers.failed({ jobId, type: 'failed', code: 'QUEUE_UNAVAILABLE', message: REMOVED }); });
+      return;
+    }
+    watch.seen = true;
+    if (state === 'completed') {
+      // The job was read before it completed and its state after: its result is read again at the next look.
+      const result = job.returnvalue as WebhookJobResult | null | undefined;
+      if (typeof result !== 'object' || result === null) {
+        setTimeout(() => { this.#look(jobId); }, 20).unref();
+        return;
+      }
+      for (const waiter of this.#end(jobId)) {
+        if (result.response !== undefined) this.#respond(jobId, waiter, { jobId, type: 'respond', response: result.response });
+        this.#call(jobId, () => { waiter.handlers.completed(result); });
+      }
+    } else if (state === 'failed') {
+      // A job that is retried waits (delayed) in between: failed is its end, attempts used up or not to be retried.
+      const message = typeof job.failedReason === 'string' ? job.failedReason : 'The run failed.';
+      for (const waiter of this.#end(jobId)) this.#call(jobId, () => { waiter.handlers.failed({ jobId, type: 'failed', message }); });
     }
   }
 }

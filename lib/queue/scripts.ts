@@ -1,15 +1,19 @@
 /**
- * The Lua scripts of queue mode's limits, each one atomic step in Redis: admitting a call (a repeat of a stored
- * call, or one run too many waiting), and the leases of a workflow's concurrency slots. Every instance and worker
- * runs the same scripts on the same keys, so the limits hold across the cluster.
+ * The Lua scripts of queue mode's limits, each one atomic step in Redis: admitting a call (a repeat of a call stored
+ * or being stored, or one run too many waiting), giving up an idempotency key's claim, and the leases of a
+ * workflow's concurrency slots. Every instance and worker runs the same scripts on the same keys, so the limits hold
+ * across the cluster.
  */
 import type { QueueRedisClient } from './connection.js';
 
 /**
- * KEYS: the job's hash, the workflow's unfinished runs, its running runs. ARGV: now, maxQueued (-1: none), whether
- * to track the run (1/0), job id, how old an unfinished entry may grow before it counts as lost, and the prefix of
- * the refusal marks. Answers `duplicate` (the job exists), `retake` (it exists, but its caller was refused: it
- * must not stand for this call), `full` (maxQueued runs wait already) or `ok` (tracked from now on).
+ * KEYS: the job's hash, the workflow's unfinished runs, its running runs, the claim on the call's idempotency key.
+ * ARGV: now, maxQueued (-1: none), whether to track the run (1/0), job id, how old an unfinished entry may grow
+ * before it counts as lost, the prefix of the refusal marks, the body's fingerprint ('' for a call without a key),
+ * the store id, and how long a claim holds while its call is stored. Answers `duplicate` (the job exists), `retake`
+ * (it exists, but its caller was refused: it must not stand for this call), `mismatch` (the job, or the call being
+ * stored under the key, has another body), `pending` (the first call with this key is being stored right now),
+ * `full` (maxQueued runs wait already) or `ok` (this call stores the job; with a key, it holds the claim).
  */
 const ADMIT = `
 if redis.call('EXISTS', KEYS[1]) == 1 then
@@ -17,9 +21,19 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
   if ok and type(data) == 'table' and type(data.storeId) == 'string' and redis.call('EXISTS', ARGV[6] .. data.storeId) == 1 then
     return 'retake'
   end
+  if ARGV[7] ~= '' and ok and type(data) == 'table' and type(data.fingerprint) == 'string' and data.fingerprint ~= ARGV[7] then
+    return 'mismatch'
+  end
   return 'duplicate'
 end
 local now = tonumber(ARGV[1])
+if ARGV[7] ~= '' then
+  local claim = redis.call('HMGET', KEYS[4], 'store', 'fingerprint', 'since')
+  if claim[1] and claim[1] ~= ARGV[8] and now - tonumber(claim[3] or '0') < tonumber(ARGV[9]) then
+    if claim[2] ~= ARGV[7] then return 'mismatch' end
+    return 'pending'
+  end
+end
 local maxQueued = tonumber(ARGV[2])
 if maxQueued >= 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[5]))
@@ -27,8 +41,17 @@ if maxQueued >= 0 then
   local waiting = redis.call('ZCARD', KEYS[2]) - redis.call('ZCARD', KEYS[3])
   if waiting >= maxQueued then return 'full' end
 end
+if ARGV[7] ~= '' then
+  redis.call('HSET', KEYS[4], 'store', ARGV[8], 'fingerprint', ARGV[7], 'since', ARGV[1])
+  redis.call('PEXPIRE', KEYS[4], 2 * tonumber(ARGV[9]))
+end
 if ARGV[3] == '1' then redis.call('ZADD', KEYS[2], now, ARGV[4]) end
 return 'ok'`;
+
+/** KEYS: the claim on an idempotency key. ARGV: the store id that holds it. Gives the claim up, if still that store's. */
+const UNCLAIM = `
+if redis.call('HGET', KEYS[1], 'store') == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
 
 /** KEYS: the workflow's running runs. ARGV: now, lease end, limit, job id. 1: the slot is the job's (renewed); 0: all taken. */
 const ACQUIRE = `
@@ -50,11 +73,29 @@ function run(client: QueueRedisClient, script: string, keys: string[], args: (st
   return client.sendCommand(['EVAL', script, String(keys.length), ...keys, ...args.map(String)]);
 }
 
-export type Admission = 'duplicate' | 'retake' | 'full' | 'ok';
+export type Admission = 'duplicate' | 'retake' | 'mismatch' | 'pending' | 'full' | 'ok';
 
-export function admit(client: QueueRedisClient, keys: [job: string, unfinished: string, running: string],
-  args: { maxQueued: number | undefined; track: boolean; jobId: string; staleMs: number; refusedPrefix: string }): Promise<Admission> {
-  return run(client, ADMIT, keys, [Date.now(), args.maxQueued ?? -1, args.track ? 1 : 0, args.jobId, args.staleMs, args.refusedPrefix]) as Promise<Admission>;
+export interface AdmitArguments {
+  maxQueued: number | undefined;
+  track: boolean;
+  jobId: string;
+  staleMs: number;
+  refusedPrefix: string;
+  /** The body's fingerprint of a call with an idempotency key; undefined without one. */
+  fingerprint: string | undefined;
+  storeId: string;
+  /** How long a claim stands for a call still being stored (its enqueue deadline). */
+  claimMs: number;
+}
+
+export function admit(client: QueueRedisClient, keys: [job: string, unfinished: string, running: string, claim: string], args: AdmitArguments): Promise<Admission> {
+  return run(client, ADMIT, keys, [
+    Date.now(), args.maxQueued ?? -1, args.track ? 1 : 0, args.jobId, args.staleMs, args.refusedPrefix, args.fingerprint ?? '', args.storeId, args.claimMs,
+  ]) as Promise<Admission>;
+}
+
+export function unclaim(client: QueueRedisClient, claim: string, storeId: string): Promise<unknown> {
+  return run(client, UNCLAIM, [claim], [storeId]);
 }
 
 export async function acquireSlot(client: QueueRedisClient, running: string, jobId: string, limit: number, leaseMs: number): Promise<boolean> {

@@ -76,7 +76,9 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
     clients.push(command.client, subscriber.client);
     bull = new Queue<WebhookJobData, WebhookJobResult>(resolved.name, { connection: command.client as never, prefix: resolved.prefix });
     bull.on('error', (error: Error) => { resolved.logger.warn({ err: errorFields(error) }, 'webhook queue: BullMQ reported an error; calls are refused 503 until Redis answers'); });
-    waiters = new ReplyWaiters(bull, 1000);
+    waiters = new ReplyWaiters(bull, 1000, (error, jobId) => {
+      resolved.logger.error({ jobId, err: errorFields(error) }, 'webhook queue: a waiting call could not be answered from its job; its deadline answers it');
+    });
     resolved.binaryStore?.attach?.({ client: command.client, key: keys.binary });
     await Promise.all([command.ready, subscriber.ready]);
     const replyChannel = keys.replies(instanceId);

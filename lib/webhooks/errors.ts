@@ -106,6 +106,8 @@ export const ERROR_CODES = {
   TOO_MANY_RUNS: 429,
   /** Queue mode: the call's files are larger than `inlineBinaryBytes` and no binary store is configured (or the store's limit). */
   QUEUE_PAYLOAD_TOO_LARGE: 413,
+  /** Queue mode: the idempotency key was used by an earlier call with another body; a retry repeats its body exactly. */
+  IDEMPOTENCY_KEY_REUSED: 422,
   /** A waiting address whose id is unknown, malformed or expired, or whose suffix is missing or another. */
   WAIT_NOT_FOUND: 404,
   /** A waiting address called without its `signature` query parameter, or with a wrong one. */

@@ -63,6 +63,47 @@ if (findService(REDIS) === undefined) {
       expect(runs[0]?.jobId).to.be.a('string').and.not.equal(runs[1]?.jobId);
     });
 
+    it('answers 25 concurrent calls with one Idempotency-Key from one run, each with that run\'s answer (lastNode)', async () => {
+      const { app, runs } = await serve({ responseMode: 'lastNode' }, { idempotencyHeader: true });
+      const answers = await Promise.all(Array.from({ length: 25 }, () => request(app).post(`${BASE}/webhook/in`).set('idempotency-key', 'burst').send({ order: 1 })));
+      expect(answers.map((answer) => answer.status)).to.deep.equal(Array(25).fill(200));
+      expect(new Set(answers.map((answer) => JSON.stringify(answer.body))).size).to.equal(1);
+      expect(runs).to.have.length(1);
+    });
+
+    it('answers a call that reuses an Idempotency-Key with another body 422 IDEMPOTENCY_KEY_REUSED, and does not run it', async () => {
+      const { app, runs } = await serve({ responseMode: 'lastNode' }, { idempotencyHeader: true });
+      const first = await request(app).post(`${BASE}/webhook/in`).set('idempotency-key', 'k').send({ amount: 10 }).expect(200);
+      const other = await request(app).post(`${BASE}/webhook/in`).set('idempotency-key', 'k').send({ amount: 99_999 }).expect(422);
+      expect(other.body).to.include({ code: 'IDEMPOTENCY_KEY_REUSED' });
+      expect(JSON.stringify(other.body)).not.to.include(JSON.stringify(first.body));
+      await request(app).post(`${BASE}/webhook/in`).set('idempotency-key', 'k').send({ amount: 10 }).expect(200, first.body);
+      expect(runs).to.have.length(1);
+    });
+
+    it('runs one of two bodies sent at once under one Idempotency-Key, answering that body\'s callers 200 and the others 422', async () => {
+      const { app, runs } = await serve({ responseMode: 'lastNode' }, { idempotencyHeader: true });
+      const send = (amount: number) => request(app).post(`${BASE}/webhook/in`).set('idempotency-key', 'race').send({ amount });
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => send(index % 2).then((answer) => ({ amount: index % 2, answer }))));
+      expect(runs).to.have.length(1);
+      const winner = (runs[0]?.items[0]?.json.body as { amount: number }).amount;
+      for (const { amount, answer } of answers) {
+        if (amount === winner) expect(answer.status).to.equal(200);
+        else expect([answer.status, answer.body.code]).to.deep.equal([422, 'IDEMPOTENCY_KEY_REUSED']);
+      }
+    });
+
+    it('answers concurrent repeats that reach another web instance too, from the same run', async () => {
+      const { app, runs } = await serve({ responseMode: 'lastNode' }, { idempotencyHeader: true });
+      const registry = new MemoryWebhookRegistry();
+      await registry.activate({ workflowId: 'wf', nodes: [{ name: 'Webhook', parameters: { path: 'in', httpMethod: 'POST', responseMode: 'lastNode' } }], settings: { idempotencyHeader: true } });
+      const other = setup.app(registry, setup.queue());
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, index) => request(index % 2 === 0 ? app : other).post(`${BASE}/webhook/in`).set('idempotency-key', 'two-doors').send({ n: 1 })));
+      expect(answers.map((answer) => answer.status)).to.deep.equal(Array(10).fill(200));
+      expect(new Set(answers.map((answer) => JSON.stringify(answer.body))).size).to.equal(1);
+      expect(runs).to.have.length(1);
+    });
+
     it('runs every call when the workflow names no idempotency header, whatever Idempotency-Key says', async () => {
       const { app, runs } = await serve({});
       await request(app).post(`${BASE}/webhook/in`).set('idempotency-key', 'same').send({}).expect(200);

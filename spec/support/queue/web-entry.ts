@@ -8,6 +8,7 @@ const web = await startWeb({
   redisUrl: process.env.REDIS_URL as string,
   queueName: process.env.QUEUE_NAME as string,
   enqueueTimeoutMs: Number(process.env.ENQUEUE_TIMEOUT_MS ?? 2000),
+  idempotent: process.env.IDEMPOTENT === '1',
 });
 // The parent gone (a crashed mocha run): nobody will kill us, so we leave by ourselves.
 process.on('disconnect', () => { void web.close().finally(() => process.exit(0)); });

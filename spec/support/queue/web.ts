@@ -11,6 +11,11 @@ import { createWebhookQueue, type WebhookQueue } from 'workflow-webhooks/queue';
 
 /** Where the one workflow listens: POST /webhook/fault-hook, answered as soon as the run is stored. */
 export const HOOK_PATH = '/webhook/fault-hook';
+/**
+ * With `idempotent`, a second workflow: POST /webhook/once-hook answers with the run's last node (lastNode), and a
+ * call's `Idempotency-Key` header makes repeats of it one run.
+ */
+export const ONCE_PATH = '/webhook/once-hook';
 
 /** The logger shape the library takes (pino's or console's); the package names it only through its options. */
 type WebhookLogger = NonNullable<WebhookMiddlewareOptions['logger']>;
@@ -21,6 +26,8 @@ export interface WebOptions {
   enqueueTimeoutMs: number;
   /** Default: log lines dropped, only counted (a fault spec provokes hundreds of them on purpose). */
   logger?: WebhookLogger;
+  /** Also serve the lastNode workflow at ONCE_PATH, with settings.idempotencyHeader. */
+  idempotent?: boolean;
 }
 
 export interface RunningWeb {
@@ -47,6 +54,13 @@ export async function startWeb(options: WebOptions): Promise<RunningWeb> {
     workflowId: 'fault-workflow',
     nodes: [{ name: 'Webhook', parameters: { path: 'fault-hook', httpMethod: 'POST', responseMode: 'onReceived' } }],
   });
+  if (options.idempotent === true) {
+    await registry.activate({
+      workflowId: 'once-workflow',
+      nodes: [{ name: 'Webhook', parameters: { path: 'once-hook', httpMethod: 'POST', responseMode: 'lastNode' } }],
+      settings: { idempotencyHeader: true },
+    });
+  }
   const middleware = createWebhookMiddleware(registry, queue.executor, { logger });
   const server = createServer((req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); }));
   // The load keeps its connections open; an idle one closed by the server mid-request would read as a fault.
