@@ -3,8 +3,9 @@
  * is retried with backoff; a run whose worker died is taken up again by another worker (BullMQ's stalled-job
  * recovery); a workflow's `settings.concurrency` holds across all workers through leases in Redis.
  */
-import { DelayedError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { toWebhookError, WebhookError } from '../webhooks/errors.js';
+import { runTooLong } from '../webhooks/run/call-state.js';
 import { checkResult } from '../webhooks/run/execute.js';
 import { errorFields } from '../webhooks/logger.js';
 import type { ExecutionResult } from '../webhooks/types.js';
@@ -113,6 +114,22 @@ async function packResult(result: ExecutionResult, options: ResolvedWorkerOption
   }
 }
 
+/** The failures of results that cannot be stored: another attempt would fail alike, after running the workflow again. */
+const unstorable = new WeakSet<Error>();
+
+/** A result BullMQ cannot store as JSON fails its run once, with the reason, instead of failing every attempt unseen. */
+function storable(outcome: WebhookJobResult): void {
+  try {
+    JSON.stringify(outcome);
+  } catch (error) {
+    const failure = new WebhookError('WORKFLOW_INVALID_RESULT', `The workflow's result cannot be stored as JSON: ${(error as Error).message}`, {
+      hint: 'Return plain JSON data: no BigInt, no object that refers to itself, nothing nested thousands deep.', cause: error,
+    });
+    unstorable.add(failure);
+    throw failure;
+  }
+}
+
 /**
  * Whether the job's caller was refused while the job was on its way to Redis. Only a job taken later than its web
  * instance's answer deadline can be one (a second of leeway for clocks that differ): the usual job costs nothing.
@@ -156,7 +173,17 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
   const where = { jobId, callId: data.callId, workflowId: data.workflowId, nodeName: data.nodeName, mode: data.mode };
   const controller = new AbortController();
   context.controllers.add(controller);
-  const overrun = options.maxRunMs > 0 ? setTimeout(() => controller.abort(new Error(`The run did not finish within maxRunMs (${options.maxRunMs} ms).`)), options.maxRunMs) : undefined;
+  let overrun: NodeJS.Timeout | undefined;
+  // Past maxRunMs the run is told to stop, and the attempt ends there even if the executor goes on: its slot is
+  // free for the next job, and the job is not run again beside a run that may still be going.
+  const overran = options.maxRunMs <= 0 ? undefined : new Promise<never>((_resolve, reject) => {
+    overrun = setTimeout(() => {
+      const error = runTooLong(options.maxRunMs);
+      controller.abort(error);
+      reject(error);
+    }, options.maxRunMs);
+  });
+  overran?.catch(() => undefined);
   const startedAt = performance.now();
   let ended = false;
   const reply = (message: ReplyMessage): void => {
@@ -165,7 +192,7 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
   try {
     let run: QueuedRun | undefined;
     let result: ExecutionResult;
-    let packed: Awaited<ReturnType<typeof packItems>>;
+    let outcome: WebhookJobResult;
     let judging = false;
     // Everything that can fail for this attempt is judged alike: reading the files, the run, packing its result.
     try {
@@ -181,13 +208,19 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
       const execute = (): Promise<ExecutionResult> => Promise.resolve().then(() => options.executor(run as QueuedRun));
       const execution = options.telemetry === undefined ? execute() : options.telemetry.process({ ...where, queue: options.name, attempt, trace: data.trace }, execute);
       run.started(execution);
-      const output = await execution;
+      const output = await (overran === undefined ? execution : Promise.race([execution, overran]));
       judging = true;
       result = checkResult(output);
-      packed = await packResult(result, options, data.replyTo !== undefined);
+      const packed = await packResult(result, options, data.replyTo !== undefined);
+      outcome = { items: packed.items };
+      if (result.hints !== undefined) outcome.hints = result.hints;
+      if (run.response !== undefined) outcome.response = packResponse(run.response);
+      storable(outcome);
     } catch (error) {
-      const final = attempt - (job.stalledCounter ?? 0) >= (job.opts.attempts ?? 1);
       const failure = error instanceof Error ? error : new Error(String(error));
+      // A result that cannot be stored, or a run that overran, would fail the same way again (or run beside itself).
+      const unrecoverable = unstorable.has(failure) || (failure instanceof WebhookError && failure.code === 'WORKFLOW_TIMEOUT');
+      const final = unrecoverable || attempt - (job.stalledCounter ?? 0) >= (job.opts.attempts ?? 1);
       context.emit({ type: 'failed', ...where, attempt, final, error: failure });
       options.logger.error({ ...where, attempt, final, err: errorFields(failure) }, final ? 'queued run failed; no attempts left, the job is kept as failed' : 'queued run failed; it will be retried');
       if (final) {
@@ -199,11 +232,8 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
       } else {
         context.emit({ type: 'retried', ...where, attempt: attempt + 1 });
       }
-      throw failure;
+      throw unrecoverable ? new UnrecoverableError(failure.message) : failure;
     }
-    const outcome: WebhookJobResult = { items: packed.items };
-    if (result.hints !== undefined) outcome.hints = result.hints;
-    if (run.response !== undefined) outcome.response = packResponse(run.response);
     reply({ jobId, type: 'completed', result: outcome });
     ended = true;
     await options.binaryStore?.remove(storedRefs([data.item])).catch((error: unknown) => {

@@ -57,6 +57,47 @@ if (findService(REDIS) === undefined) {
       expect(await queue.retry('no-such-job')).to.equal(false);
     });
 
+    it('ends an attempt whose run ignores run.signal past maxRunMs, freeing the worker for the next job, and does not run it again', async () => {
+      const started: string[] = [];
+      const events: string[] = [];
+      const queue = setup.queue({ attempts: 3, backoffMs: 10 });
+      setup.worker(async (run) => {
+        started.push((run.items[0]?.json.body as { n: string }).n);
+        if (started.length === 1) return new Promise<never>(() => undefined); // ignores its signal, never settles
+        return { items: [{ json: { ok: true } }] };
+      }, { concurrency: 1, maxRunMs: 200, onEvent: (event: WebhookWorkerEvent) => { if (event.type === 'failed') events.push(`failed final=${event.final} ${event.error.message}`); } });
+      const app = setup.app(await registryWith({ responseMode: 'lastNode' }), queue);
+      const [stuck, next] = await Promise.all([
+        request(app).post(`${BASE}/webhook/job`).send({ n: 'stuck' }),
+        new Promise((resolve) => setTimeout(resolve, 50)).then(() => request(app).post(`${BASE}/webhook/job`).send({ n: 'next' })),
+      ]);
+      expect(next.status).to.equal(200);
+      expect(stuck.status).to.equal(500);
+      expect(started).to.deep.equal(['stuck', 'next']);
+      expect(events).to.deep.equal(['failed final=true The run did not finish within maxRunMs (200 ms) and was told to stop.']);
+      const [failed] = await queue.failed();
+      expect(failed).to.include({ attemptsMade: 1 });
+    });
+
+    for (const [kind, make] of [['a BigInt', () => ({ total: 10n })], ['an object that refers to itself', () => { const loop: Record<string, unknown> = {}; loop.self = loop; return loop; }]] as const) {
+      it(`fails a run whose result holds ${kind} once, with the reason, and answers its caller 500`, async () => {
+        let runs = 0;
+        const events: string[] = [];
+        const queue = setup.queue({ attempts: 3, backoffMs: 10 });
+        setup.worker(async () => {
+          runs += 1;
+          return { items: [{ json: make() }] };
+        }, { onEvent: (event: WebhookWorkerEvent) => { if (event.type === 'failed') events.push(`failed final=${event.final}`); } });
+        const res = await request(setup.app(await registryWith({ responseMode: 'lastNode' }), queue)).post(`${BASE}/webhook/job`).send({}).expect(500);
+        expect(res.body.code).to.equal('WORKFLOW_INVALID_RESULT');
+        expect(res.body.message).to.match(/cannot be stored as JSON/);
+        expect(events).to.deep.equal(['failed final=true']);
+        const [failed] = await queue.failed();
+        expect(failed?.failedReason).to.match(/cannot be stored as JSON/);
+        expect(runs).to.equal(1);
+      });
+    }
+
     it('reports a job\'s state, progress and result through status()', async () => {
       const queue = setup.queue();
       let jobId = '';
