@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { WebhookError } from '../webhooks/errors.js';
+import { errorFields } from '../webhooks/logger.js';
 import { PREFLIGHT_VARY, preflightHeaders } from '../webhooks/guards/cors.js';
 import type { PreflightAnswer } from '../webhooks/guards/preflight.js';
 import { MethodNotAllowedError, type WebhookMatch } from '../webhooks/request/match.js';
@@ -122,4 +123,18 @@ export async function claimWaitCall(settings: WaitingSettings, match: WaitMatch)
   if (claim.claimed) return claim.entry;
   if (claim.entry === undefined) throw notFound(match.entry.waitId);
   throw notWaiting(claim.entry);
+}
+
+/**
+ * Gives a claimed wait back: the call that claimed it was refused before its run was stored (queue mode's 503, 413,
+ * 429), so nothing resumes it, and a retry of the call must find it waiting as before. Only a claim that still
+ * stands is undone (`expect: 'running'`): a run that went on meanwhile keeps what it wrote.
+ */
+export function giveBackWait(settings: WaitingSettings, match: WaitMatch): void {
+  const { waitId, workflowId } = match.entry;
+  (settings.store as NonNullable<WaitingSettings['store']>).putWait(match.entry, 'running').then((given) => {
+    if (!given) settings.logger.warn({ waitId, workflowId }, 'waiting webhook: a refused call\'s claim could not be given back; the wait was changed meanwhile');
+  }, (error: unknown) => {
+    settings.logger.error({ waitId, workflowId, err: errorFields(error) }, 'waiting webhook: a refused call\'s claim could not be given back; the wait stays claimed');
+  });
 }

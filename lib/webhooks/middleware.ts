@@ -44,7 +44,7 @@ import { ignoreRespond, reporter } from './run/report.js';
 import { createResponder, NO_RESPONDER } from './response/workflow-responder.js';
 import { callIdOf, matchedFields, replayMemoryOf, shuttingDown, warnOnce, workflowOf, writerOf } from './call-wiring.js';
 import { waitingSettings, type WaitingSettings } from '../waiting/settings.js';
-import { claimWaitCall, matchWait, resumeInRun, waitingOptions, watchExpiries, type WaitMatch } from '../waiting/serve.js';
+import { claimWaitCall, giveBackWait, matchWait, resumeInRun, waitingOptions, watchExpiries, type WaitMatch } from '../waiting/serve.js';
 import { sendError } from './response/error-answer.js';
 import { writeResponse } from './response/write-plan.js';
 import { addHeader } from './response/host-headers.js';
@@ -280,6 +280,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
       res, run, executor: wiring.executor, parameters, headerPolicy: options.headerPolicy, responder, abort: stopperOf(state),
       deadline: options.deadline, stops: state, events, report,
       onSettled: claim?.settled, settings: webhook.settings,
+      onRefused: resumed === undefined ? undefined : () => { giveBackWait(wiring.waiting, waitMatch as WaitMatch); },
     };
     state.executing = true;
     state.runStartedAt = Date.now();

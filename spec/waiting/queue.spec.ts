@@ -38,6 +38,39 @@ if (findService(REDIS) === undefined) {
       expect((await request(app).post(pathOf(started.body.resumeUrl)).send({})).body.code).to.equal('WAIT_RUN_FINISHED');
     });
 
+    /** A suspended approval run in queue mode; its queue refuses files over 64 bytes and waits 300 ms for Redis. */
+    async function suspendedApproval() {
+      const registry = new MemoryWebhookRegistry();
+      await registry.activate({ workflowId: 'approval', nodes: [{ name: 'Webhook', parameters: { path: 'start', httpMethod: 'POST', responseMode: 'lastNode' } }] });
+      const queue = setup.queue({ inlineBinaryBytes: 64, enqueueTimeoutMs: 300 });
+      setup.worker(async (run: QueuedWebhookRun) => {
+        if (run.resume !== undefined) return { items: [{ json: { decision: run.items[0]?.json.body } }] };
+        const suspended = await run.suspend({ responseMode: 'lastNode' });
+        return { items: [{ json: { resumeUrl: suspended.resumeUrl } }] };
+      }, { waiting: { registry, waitingSecret: SECRET, publicUrl: 'https://api.example.com/hooks' } });
+      const app = setup.app(registry, queue, { waitingSecret: SECRET });
+      const started = await request(app).post(`${BASE}/webhook/start`).send({}).expect(200);
+      return { app, resume: pathOf(started.body.resumeUrl as string) };
+    }
+
+    it('gives the wait back when the queue refuses the resume call 413, so a retry resumes the run', async () => {
+      const { app, resume } = await suspendedApproval();
+      const refused = await request(app).post(resume).attach('scan', Buffer.alloc(1024, 1), 'scan.pdf').expect(413);
+      expect(refused.body.code).to.equal('QUEUE_PAYLOAD_TOO_LARGE');
+      const resumed = await request(app).post(resume).send({ approved: true }).expect(200);
+      expect(resumed.body).to.deep.equal({ decision: { approved: true } });
+    });
+
+    it('gives the wait back when Redis does not take the resume call in time (503), so a retry resumes the run', async () => {
+      const { app, resume } = await suspendedApproval();
+      await setup.redis.sendCommand(['CLIENT', 'PAUSE', '1000', 'WRITE']);
+      const refused = await request(app).post(resume).send({ approved: 'first try' }).expect(503);
+      expect(refused.body.code).to.equal('QUEUE_UNAVAILABLE');
+      await setup.redis.sendCommand(['CLIENT', 'UNPAUSE']);
+      const resumed = await request(app).post(resume).send({ approved: true }).expect(200);
+      expect(resumed.body).to.deep.equal({ decision: { approved: true } });
+    });
+
     it('tells a worker\'s run that waits in the run to suspend instead', async () => {
       const registry = new MemoryWebhookRegistry();
       await registry.activate({ workflowId: 'approval', nodes: [{ name: 'Webhook', parameters: { path: 'start', httpMethod: 'POST', responseMode: 'lastNode' } }] });

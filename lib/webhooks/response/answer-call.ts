@@ -27,6 +27,8 @@ export interface Call extends ExecutionReporting {
   stops: StopSlot;
   /** The workflow's run settings, for an executor that hands runs off (queue mode). */
   settings: WorkflowSettings | undefined;
+  /** The hand-off refused the run, so nothing was stored: what the call took (a wait it claimed) is given back. */
+  onRefused?: (() => void) | undefined;
 }
 
 export function writeSuccess(call: Pick<Call, 'res' | 'parameters' | 'headerPolicy'>, plan: ResponsePlan): Promise<void> | undefined {
@@ -135,6 +137,7 @@ function startHandedOff(call: Call, executor: HandOffExecutor): StartedCall {
     }
     return handed;
   });
+  if (call.onRefused !== undefined) accepted.catch(call.onRefused);
   if (!awaitsOutcome) {
     const answer = accepted.then(() => writeResponse(call.res, receivedPlan(parameters, call.headerPolicy)));
     return { answer, ended: accepted };
