@@ -121,12 +121,6 @@ describe('the Copy-curl line of a captured call, run through sh and the real cur
     const { body, contentType } = await multipart(form);
     const curl = await capturedCurl(body, { 'content-type': contentType, 'x-note': HEADER_TRICK });
 
-    const address = `http://127.0.0.1:${listener.port}${WEBHOOK_BASE}/webhook-test/signup?ref=spec&q=%5B1%5D`;
-    expect(curl).to.include(`curl -X POST '${address}'`).and.not.to.include('attacker.example');
-    expect(curl).to.include("--form-string 'note=@/etc/hostname'").and.to.include("--form-string 'x=<secret.txt'");
-    expect(curl).to.include('# Left out: the form field "a=@/etc/hostname"');
-    expect(curl).to.include("-F 'contract=@<path to contract.pdf>;type=application/pdf'");
-
     // As copied: the file part is a placeholder, and curl refuses to send anything until it is filled in.
     const unfilled = await runInShell(curl, dir.path);
     expect(unfilled.code, unfilled.stderr).to.equal(26);
@@ -152,15 +146,22 @@ describe('the Copy-curl line of a captured call, run through sh and the real cur
     expect(await file.text()).to.equal('%PDF the admin chose');
     expect(sent.body.toString('latin1')).not.to.include(ADMIN_SECRET);
     expect(readdirSync(dir.path).filter((name) => name.startsWith('pwned'))).to.deep.equal([]);
+
+    // What the admin reads before running it.
+    const address = `http://127.0.0.1:${listener.port}${WEBHOOK_BASE}/webhook-test/signup?ref=spec&q=%5B1%5D`;
+    expect(curl).to.include(`curl -X POST '${address}'`).and.not.to.include('attacker.example');
+    expect(curl).to.include("--form-string 'note=@/etc/hostname'").and.to.include("--form-string 'x=<secret.txt'");
+    expect(curl).to.include('# Left out: the form field "a=@/etc/hostname"');
+    expect(curl).to.include("-F 'contract=@<path to contract.pdf>;type=application/pdf'");
   });
 
   it('sends a text body that starts with @ as those characters, not as the file it names', async () => {
     const curl = await capturedCurl(Buffer.from('@secret.txt'), { 'content-type': 'text/plain' });
-    expect(curl).to.include("--data-raw '@secret.txt'");
     const run = await runInShell(curl, dir.path);
     expect(run.code, run.stderr).to.equal(0);
     expect(listener.received).to.have.length(1);
     expect(listener.received[0]?.body.toString()).to.equal('@secret.txt');
+    expect(curl).to.include("--data-raw '@secret.txt'");
   });
 
   it('leaves out a header whose value holds a line break, so that it can start neither a shell command nor another header', async () => {
@@ -168,11 +169,11 @@ describe('the Copy-curl line of a captured call, run through sh and the real cur
       method: 'POST', testBase: `http://127.0.0.1:${listener.port}${WEBHOOK_BASE}/webhook-test`, path: 'signup', params: {}, query: {},
       headers: { 'x-ok': 'fine', 'x-evil': 'a\r\nx-injected: yes\ntouch pwned-newline' }, body: undefined, files: {},
     });
-    expect(curl.split('\n')[0]).to.equal('# Left out: the header "x-evil", whose value holds a line break or a control character.');
     const run = await runInShell(curl, dir.path);
     expect(run.code, run.stderr).to.equal(0);
     expect(listener.received).to.have.length(1);
     expect(listener.received[0]?.headers).to.include({ 'x-ok': 'fine' }).and.not.to.have.any.keys('x-evil', 'x-injected');
     expect(existsSync(join(dir.path, 'pwned-newline'))).to.equal(false);
+    expect(curl.split('\n')[0]).to.equal('# Left out: the header "x-evil", whose value holds a line break or a control character.');
   });
 });
