@@ -117,6 +117,7 @@ describe('the Copy-curl line of a captured call, run through sh and the real cur
     form.append('y', '@admin-notes.txt;type=text/html');
     form.append('memo', SHELL_TRICK);
     form.append('a=@/etc/hostname', 'a name curl would split');
+    form.append("b;filename@x'y", 'an odd name curl sends as written');
     form.append('contract', new Blob([Buffer.from('%PDF the caller sent')], { type: 'application/pdf' }), 'contract.pdf');
     const { body, contentType } = await multipart(form);
     const curl = await capturedCurl(body, { 'content-type': contentType, 'x-note': HEADER_TRICK });
@@ -141,7 +142,8 @@ describe('the Copy-curl line of a captured call, run through sh and the real cur
     expect(fields.get('x')).to.equal('<secret.txt');
     expect(fields.get('y')).to.equal('@admin-notes.txt;type=text/html');
     expect(fields.get('memo')).to.equal(SHELL_TRICK);
-    expect([...fields.keys()].sort()).to.deep.equal(['contract', 'memo', 'note', 'x', 'y']);
+    expect(fields.get("b;filename@x'y")).to.equal('an odd name curl sends as written');
+    expect([...fields.keys()].sort()).to.deep.equal(["b;filename@x'y", 'contract', 'memo', 'note', 'x', 'y']);
     const file = fields.get('contract') as File;
     expect(await file.text()).to.equal('%PDF the admin chose');
     expect(sent.body.toString('latin1')).not.to.include(ADMIN_SECRET);
