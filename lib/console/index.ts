@@ -40,7 +40,10 @@ export function createWebhookConsole(options: WebhookConsoleOptions): WebhookCon
   const resolved = resolveConsoleOptions(options);
   const { logger, callLog } = resolved;
   const streams = new EventStreams();
-  const listens = new ConsoleListens(resolved.registry, resolved.maxCapturedFileBytes, (event) => streams.broadcast(event));
+  const listens = new ConsoleListens(
+    { registry: resolved.registry, settings: resolved.middleware.settings, maxFileBytes: resolved.maxCapturedFileBytes },
+    (event) => streams.broadcast(event),
+  );
   const recorder = new CallRecorder({
     settings: resolved.middleware.settings,
     instance: resolved.instance,

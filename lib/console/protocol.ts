@@ -145,9 +145,15 @@ export interface RunDto {
   callId: string;
   method: string;
   nodeName: string;
-  /** The trigger item(s); header values that carry credentials read `[redacted]`. */
+  /**
+   * The trigger item(s). Credentials read `[redacted]`: the header the node's authentication checked, credential
+   * headers and query parameters by name, and their values wherever else they appear (output, hints, error too).
+   */
   trigger: ItemDto[];
-  /** The captured call as a curl command line that sends it again (to the test address: listen first). */
+  /**
+   * The captured call as a curl command line that sends it again (to the test address: listen first). The caller's
+   * data is text in it; credentials and files are placeholders (`<authorization>`, `@<path to name>`) to fill in.
+   */
   curl: string;
   output?: { items: ItemDto[]; hints: ExecutionHintDto[] };
   /** Why the workflow failed, with its cause. */

@@ -86,7 +86,7 @@ for (const host of CONSOLE_HOSTS) {
       expect(Buffer.from(await download.arrayBuffer()).toString()).to.equal('PNGDATA-1234');
       expect(run.curl).to.include(`curl -X POST '${app.origin}${WEBHOOK_BASE}/webhook-test/signup?source=spec'`);
       expect(run.curl).to.include("-H 'authorization: <authorization>'");
-      expect(run.curl).to.include("-F 'name=Ada'").and.to.include("-F 'avatar=@ada.png'");
+      expect(run.curl).to.include("--form-string 'name=Ada'").and.to.include("-F 'avatar=@<path to ada.png>;type=image/png'");
       expect(run.output?.items[0]?.json, JSON.stringify(run)).to.deep.equal({ received: { name: 'Ada' } });
     });
 

@@ -1,9 +1,11 @@
 /**
  * The files a test call brought, kept for download while its listen is the workflow's latest. Read at the moment
  * the call arrives, because a file on disk is a temp file the middleware removes once the run settles. Files
- * larger than `maxBytes` are described on the page but not kept.
+ * larger than `maxBytes` are described on the page but not kept. A file's name is the caller's, so it is kept
+ * redacted (a download's name shows as much as the page does).
  */
 import { readFileSync, statSync } from 'node:fs';
+import { redactSecrets, type CallSecrets } from '../../webhooks/guards/secrets.js';
 import type { Item } from '../../webhooks/types.js';
 
 export interface CapturedFile {
@@ -26,12 +28,12 @@ function bytesOf(entry: { data?: Buffer; path?: string }, maxBytes: number): Buf
   }
 }
 
-export function captureFiles(items: readonly Item[], maxBytes: number): CapturedFiles {
+export function captureFiles(items: readonly Item[], maxBytes: number, secrets: CallSecrets): CapturedFiles {
   const files: CapturedFiles = new Map();
   items.forEach((item, index) => {
     for (const [property, entry] of Object.entries(item.binary ?? {})) {
       const data = bytesOf(entry, maxBytes);
-      if (data !== undefined) files.set(`${index}/${property}`, { data, fileName: entry.fileName ?? property, mimeType: entry.mimeType });
+      if (data !== undefined) files.set(`${index}/${property}`, { data, fileName: redactSecrets(entry.fileName ?? property, secrets), mimeType: entry.mimeType });
     }
   });
   return files;

@@ -3,22 +3,35 @@
  * (listening, call arrived, completed or failed, ended) become `listen` snapshots, a `countdown` goes out every
  * second while it listens, and a test run that waits for a call (the middleware's waiting, resumed and expired
  * events) adds its resume address. The files of the captured call are kept for download until the next listen.
+ * The call's secrets are found when it arrives, and every snapshot of it is shown redacted.
  */
 import type { WebhookEvent } from '../../webhooks/events.js';
+import { callSecrets } from '../../webhooks/guards/secrets.js';
 import type { TestListenEvent, TestListenHandle, WebhookRegistry } from '../../webhooks/registry/contract.js';
-import type { ExecutionResult, WebhookRun, WorkflowWebhooks } from '../../webhooks/types.js';
+import type { ExecutionResult, WebhookMiddlewareSettings, WebhookRun, WorkflowWebhooks } from '../../webhooks/types.js';
 import type { ConsoleEvent, ListenSnapshot, ListenState, WaitDto } from '../protocol.js';
 import { captureFiles, type CapturedFile, type CapturedFiles } from './captured-files.js';
-import { runDto } from './run-view.js';
+import { planListen, type ListenPlan } from './listen-plan.js';
+import { runDto, type CallView } from './run-view.js';
 
 interface Listen {
   handle?: TestListenHandle;
   state: ListenState;
   windowSeconds: number;
+  plan: ListenPlan;
   run?: WebhookRun;
+  /** The captured call's secrets and address, from its arrival on. */
+  view?: CallView;
   files: CapturedFiles;
   outcome: { output?: ExecutionResult; error?: Error };
   timer?: NodeJS.Timeout;
+}
+
+export interface ConsoleListensOptions {
+  registry: WebhookRegistry;
+  /** The middleware's settings: its test prefix and credentials resolver. */
+  settings: WebhookMiddlewareSettings;
+  maxFileBytes: number;
 }
 
 interface Session {
@@ -37,13 +50,15 @@ function untilNextSecond(expiresAt: number): number {
 
 export class ConsoleListens {
   readonly #registry: WebhookRegistry;
+  readonly #settings: WebhookMiddlewareSettings;
   readonly #maxFileBytes: number;
   readonly #send: (event: ConsoleEvent) => void;
   readonly #sessions = new Map<string, Session>();
 
-  constructor(registry: WebhookRegistry, maxFileBytes: number, send: (event: ConsoleEvent) => void) {
-    this.#registry = registry;
-    this.#maxFileBytes = maxFileBytes;
+  constructor(options: ConsoleListensOptions, send: (event: ConsoleEvent) => void) {
+    this.#registry = options.registry;
+    this.#settings = options.settings;
+    this.#maxFileBytes = options.maxFileBytes;
     this.#send = send;
   }
 
@@ -60,14 +75,18 @@ export class ConsoleListens {
     return undefined;
   }
 
-  /** Starts listening, replacing the workflow's earlier listen. Rejects as the registry does (409 on a conflict). */
-  async start(workflow: WorkflowWebhooks, timeoutMs: number): Promise<ListenSnapshot> {
+  /**
+   * Starts listening, replacing the workflow's earlier listen. Rejects as the registry does (409 on a conflict).
+   * `webhookBase`: where the middleware is, as the console that starts the listen reaches it.
+   */
+  async start(workflow: WorkflowWebhooks, timeoutMs: number, webhookBase: string): Promise<ListenSnapshot> {
+    const plan = await planListen(workflow, this.#settings, webhookBase);
     let session = this.#sessions.get(workflow.workflowId);
     if (session === undefined) {
       session = { workflowId: workflow.workflowId, wait: null };
       this.#sessions.set(workflow.workflowId, session);
     }
-    const listen: Listen = { state: { state: 'idle' }, windowSeconds: Math.round(timeoutMs / 1000), files: new Map(), outcome: {} };
+    const listen: Listen = { state: { state: 'idle' }, windowSeconds: Math.round(timeoutMs / 1000), plan, files: new Map(), outcome: {} };
     const previous = session.current;
     // Set before listening: the listen being replaced reports its end while listenForTest runs, and that end is old news.
     session.current = listen;
@@ -132,22 +151,37 @@ export class ConsoleListens {
       case 'listening':
         this.#listening(session, listen, listenId, event.expiresAt);
         break;
-      case 'callArrived':
+      case 'callArrived': {
         clearTimeout(listen.timer);
         listen.run = event.run;
-        listen.files = captureFiles(event.run.items, this.#maxFileBytes);
-        this.#set(session, listen, { state: 'running', listenId, run: runDto(event.run, listenId, listen.files) });
+        const view = this.#viewOf(listen, event.run);
+        listen.files = captureFiles(event.run.items, this.#maxFileBytes, view.secrets);
+        this.#set(session, listen, { state: 'running', listenId, run: runDto(event.run, listenId, listen.files, view) });
         break;
+      }
       case 'completed':
       case 'failed':
         listen.run = event.run;
         listen.outcome = event.type === 'completed' ? { output: event.output } : { error: event.error };
-        this.#set(session, listen, { state: 'running', listenId, run: runDto(event.run, listenId, listen.files, listen.outcome) });
+        this.#set(session, listen, { state: 'running', listenId, run: runDto(event.run, listenId, listen.files, this.#viewOf(listen, event.run), listen.outcome) });
         break;
       case 'ended':
         this.#end(session, listen, event.status);
         break;
     }
+  }
+
+  /**
+   * The call's secrets, found once from the items as they arrived: a workflow that changes the run's items later
+   * cannot move a secret out of sight.
+   */
+  #viewOf(listen: Listen, run: WebhookRun): CallView {
+    listen.view ??= {
+      secrets: callSecrets(run.items, listen.plan.checked.get(run.nodeName)),
+      testBase: listen.plan.testBase,
+      path: listen.plan.paths.get(`${run.nodeName} ${run.method}`),
+    };
+    return listen.view;
   }
 
   #listening(session: Session, listen: Listen, listenId: string, expiresAt: number): void {
@@ -167,7 +201,7 @@ export class ConsoleListens {
     if (listen.state.state === 'ended') return;
     const listenId = 'listenId' in listen.state ? listen.state.listenId : listen.handle?.listenId ?? '';
     const ended: ListenState = { state: 'ended', listenId, status };
-    if (listen.run !== undefined) ended.run = runDto(listen.run, listenId, listen.files, listen.outcome);
+    if (listen.run !== undefined) ended.run = runDto(listen.run, listenId, listen.files, this.#viewOf(listen, listen.run), listen.outcome);
     this.#set(session, listen, ended);
   }
 

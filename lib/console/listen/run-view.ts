@@ -1,13 +1,23 @@
 /**
- * What a test listen captured, as the page shows it: the trigger items (credential headers redacted, files
- * described with a download address instead of their bytes), the curl line that sends the call again, and the
- * workflow's output, hints or error.
+ * What a test listen captured, as the page shows it: the trigger items (files described with a download address
+ * instead of their bytes), the curl line that sends the call again, and the workflow's output, hints or error. All
+ * of it passes the core's redaction as one piece, with the secrets of the call, before anything is shown; the curl
+ * line is written from the redacted trigger item, so it holds no secret either.
  */
+import { redactSecrets, type CallSecrets } from '../../webhooks/guards/secrets.js';
 import type { BinaryData, ExecutionResult, Item, WebhookRun } from '../../webhooks/types.js';
 import type { BinaryDto, ItemDto, RunDto } from '../protocol.js';
 import type { CapturedFiles } from './captured-files.js';
 import { curlOf } from './curl.js';
-import { redactHeaders } from './redact.js';
+
+/** What is needed to show a call besides the call: its secrets, and where its test address is. */
+export interface CallView {
+  secrets: CallSecrets;
+  /** Where the test addresses are, as the console reaches the middleware: the curl line's address. */
+  testBase: string;
+  /** The node's path template for the call's method. */
+  path: string | undefined;
+}
 
 function binaryOf(entry: BinaryData, download: string | undefined): BinaryDto {
   const { fileName, mimeType, fileType, fileSize, bytes } = entry;
@@ -39,9 +49,7 @@ function itemDto(item: Item, downloadOf: (property: string) => string | undefine
 }
 
 function triggerDto(item: Item, index: number, listenId: string, files: CapturedFiles): ItemDto {
-  const json = item.json as Record<string, unknown>;
-  const redacted: Item = { ...item, json: 'headers' in json ? { ...json, headers: redactHeaders(json.headers) } : json };
-  return itemDto(redacted, (property) => (files.has(`${index}/${property}`)
+  return itemDto(item, (property) => (files.has(`${index}/${property}`)
     ? `api/listens/${encodeURIComponent(listenId)}/binary/${index}/${encodeURIComponent(property)}`
     : undefined));
 }
@@ -50,17 +58,18 @@ function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : {};
 }
 
-function curlOfRun(run: WebhookRun): string {
-  const item = run.items[0] as Item | undefined;
+/** From the trigger item as shown (redacted), so that the line carries no secret the page does not show. */
+function curlOfRun(method: string, item: ItemDto | undefined, view: CallView): string {
   const json = record(item?.json);
   return curlOf({
-    method: run.method,
-    webhookUrl: typeof json.webhookUrl === 'string' ? json.webhookUrl : '',
+    method,
+    testBase: view.testBase,
+    path: view.path,
     params: record(json.params),
     query: record(json.query),
     headers: record(json.headers),
     body: json.body,
-    files: Object.fromEntries(Object.entries(item?.binary ?? {}).map(([property, entry]) => [property, entry.fileName ?? property])),
+    files: Object.fromEntries(Object.entries(item?.binary ?? {}).map(([property, entry]) => [property, { fileName: entry.fileName ?? property, mimeType: entry.mimeType }])),
   });
 }
 
@@ -70,13 +79,15 @@ function errorText(error: Error): string {
   return cause instanceof Error && cause.message !== error.message ? `${error.message}: ${cause.message}` : error.message;
 }
 
-export function runDto(run: WebhookRun, listenId: string, files: CapturedFiles, outcome: { output?: ExecutionResult; error?: Error } = {}): RunDto {
+export function runDto(
+  run: WebhookRun, listenId: string, files: CapturedFiles, view: CallView, outcome: { output?: ExecutionResult; error?: Error } = {},
+): RunDto {
   const dto: RunDto = {
     callId: run.callId,
     method: run.method,
     nodeName: run.nodeName,
     trigger: (run.items as Item[]).map((item, index) => triggerDto(item, index, listenId, files)),
-    curl: curlOfRun(run),
+    curl: '',
   };
   if (outcome.output !== undefined) {
     dto.output = {
@@ -89,5 +100,7 @@ export function runDto(run: WebhookRun, listenId: string, files: CapturedFiles, 
     };
   }
   if (outcome.error !== undefined) dto.error = errorText(outcome.error);
-  return dto;
+  const shown = redactSecrets(dto, view.secrets);
+  shown.curl = curlOfRun(run.method, shown.trigger[0], view);
+  return shown;
 }

@@ -46,7 +46,7 @@ export function runView(options: RunViewOptions): RunView {
   let shownCurl = '';
   const curlBox = h('section', { class: 'curl-box', 'aria-labelledby': 'curl-title', hidden: true },
     h('h4', { id: 'curl-title' }, 'The call as curl'),
-    h('p', { class: 'hint' }, 'Sends the captured call again, to the test address: listen first. Headers that carried credentials hold a placeholder instead; put the real values back.'),
+    h('p', { class: 'hint' }, 'Sends the captured call again, to the test address: listen first. Credentials and files are placeholders in angle brackets: put the real values back, and the path of each file (download it above) in place of <path to …>: until then curl refuses to send the call.'),
     curl, copyButton(() => shownCurl, 'curl command', 'Copy curl'));
   let input: { key: string; element: HTMLElement } | undefined;
   let output: { key: string; element: HTMLElement } | undefined;

@@ -106,7 +106,7 @@ export function apiRoutes({ options, listens }: ApiParts): Route[] {
         const body = objectOf(await readJsonBody(req, 16 * 1024));
         const workflow = (await workflowsOf(options)).find((one) => one.workflowId === params.workflowId);
         if (workflow === undefined) throw notFound(`No workflow ${params.workflowId} can listen from this console.`);
-        sendJson(res, 201, await listens.start(workflow, windowOf(body, options.maxListenMs)));
+        sendJson(res, 201, await listens.start(workflow, windowOf(body, options.maxListenMs), webhookBaseOf(req, options.webhookUrl)));
       },
     },
     {

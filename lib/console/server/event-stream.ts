@@ -19,13 +19,7 @@ export class EventStreams {
 
   /** Opens a stream on `res`; `first` are sent before anything else (the state a page opening now must see). */
   open(res: ServerResponse, first: readonly ConsoleEvent[] = []): void {
-    guardHeaders(res);
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      connection: 'keep-alive',
-      // A proxy that buffers would hold the countdown back.
-      'x-accel-buffering': 'no',
-    });
+    writeStreamHead(res, { connection: 'keep-alive' });
     res.write(': connected\n\n');
     for (const event of first) res.write(encode(event));
     this.#streams.add(res);
@@ -36,6 +30,16 @@ export class EventStreams {
     this.#heartbeat ??= setInterval(() => {
       for (const stream of this.#streams) stream.write(': still here\n\n');
     }, HEARTBEAT_MS).unref();
+  }
+
+  /**
+   * A HEAD request: the headers a stream would start with, and the answer ends there. A stream opened for it
+   * would never end, since a HEAD answer carries no events, and the client would wait for it forever.
+   */
+  head(res: ServerResponse): void {
+    // No `Connection: keep-alive` here: the answer is over, and a client that asked to close must see it close.
+    writeStreamHead(res, {});
+    res.end();
   }
 
   broadcast(event: ConsoleEvent): void {
@@ -55,6 +59,16 @@ export class EventStreams {
     clearInterval(this.#heartbeat);
     this.#heartbeat = undefined;
   }
+}
+
+function writeStreamHead(res: ServerResponse, extra: Record<string, string>): void {
+  guardHeaders(res);
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    // A proxy that buffers would hold the countdown back.
+    'x-accel-buffering': 'no',
+    ...extra,
+  });
 }
 
 function encode(event: ConsoleEvent): string {

@@ -45,7 +45,11 @@ export function pageRoutes(options: ResolvedConsoleOptions, listens: ConsoleList
     { method: 'GET', path: '/', handle: ({ res, mountPath }) => sendPage(res, options.title, mountPath) },
     { method: 'GET', path: '/assets/:file', handle: ({ req, res, params }) => sendAsset(req, res, params.file as string) },
     {
-      method: 'GET', path: '/api/events', handle: ({ res }) => {
+      method: 'GET', path: '/api/events', handle: ({ req, res }) => {
+        if (req.method === 'HEAD') {
+          streams.head(res);
+          return;
+        }
         // A page that opens now sees the listens already under way without asking.
         streams.open(res, listens.snapshots().map((snapshot) => ({ type: 'listen', ...snapshot })));
       },

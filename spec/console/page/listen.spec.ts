@@ -40,8 +40,8 @@ describeConsoleInChromium('the console listens for a test event (Chromium)', 40_
     const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
     expect(download.suggestedFilename()).to.equal('contract.pdf');
     const curl = await page.locator('pre.curl').textContent();
-    expect(curl).to.include(`curl -X POST '${testUrl!}?ref=console'`).and.to.include("-F 'name=Grace'")
-      .and.to.include("-F 'contract=@contract.pdf'").and.not.to.include('top-secret');
+    expect(curl).to.include(`curl -X POST '${testUrl!}?ref=console'`).and.to.include("--form-string 'name=Grace'")
+      .and.to.include("-F 'contract=@<path to contract.pdf>;type=application/pdf'").and.not.to.include('top-secret');
     expect(await page.locator('.outputPane').textContent()).to.include('received');
     await page.screenshot({ path: screenshotPath('console-listen'), fullPage: true });
     expect([...errors, ...secondErrors]).to.deep.equal([]);
