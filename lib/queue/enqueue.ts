@@ -18,6 +18,7 @@ import type { QueueKeys } from './keys.js';
 import type { ResolvedQueueOptions } from './options.js';
 import { waitFor } from './outcome.js';
 import type { ReplyWaiters } from './replies.js';
+import { seal } from './sealing.js';
 import { releaseSlot } from './scripts.js';
 import type { TraceCarrier } from './tracing.js';
 
@@ -121,7 +122,7 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
     const packed = await packItems(run.items.slice(0, 1), { inlineBytes: options.inlineBinaryBytes, store: options.binaryStore });
     refs = packed.refs;
     if (isAbandoned()) throw new Abandoned();
-    const data = jobData(run, call, packed.items[0], key, track);
+    const data = jobData(run, call, storedItem(packed.items[0], call.checkedHeader), key, track, options);
     data.answerBy = fate.answerBy;
     data.storeId = storeId;
     if (fingerprint !== undefined) data.fingerprint = fingerprint;
@@ -177,15 +178,29 @@ export function unserialisable(error: unknown): boolean {
   return error instanceof RangeError || (error instanceof TypeError && /BigInt|circular|JSON/i.test(error.message));
 }
 
-function jobData(run: WebhookRun, call: HandOffContext, item: PackedItem | undefined, key: string | undefined, track: boolean): WebhookJobData {
+function jobData(run: WebhookRun, call: HandOffContext, item: PackedItem, key: string | undefined, track: boolean, options: ResolvedQueueOptions): WebhookJobData {
   const data: WebhookJobData = {
     version: 1, callId: run.callId, workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode, method: run.method,
-    outputIndex: run.outputIndex, responseMode: call.responseMode, item: item ?? { json: {} }, storedAt: Date.now(),
+    outputIndex: run.outputIndex, responseMode: call.responseMode, storedAt: Date.now(),
   };
+  if (options.keyring === undefined) data.item = item;
+  else data.sealedItem = seal(options.keyring, item, `item:${run.callId}`);
   if (run.workflowName !== undefined) data.workflowName = run.workflowName;
   if (run.resume !== undefined) data.resume = run.resume;
   if (key !== undefined) data.idempotencyKey = key;
   if (call.settings?.concurrency !== undefined) data.concurrency = call.settings.concurrency;
   if (track) data.tracked = true;
   return data;
+}
+
+/**
+ * The trigger item as a job keeps it: without the header the node's authentication checked. The guard has done its
+ * work, and a credential is checked, never kept: not in Redis, not for the job's retention, not on a dashboard.
+ */
+function storedItem(item: PackedItem | undefined, checkedHeader: string | undefined): PackedItem {
+  if (item === undefined) return { json: {} };
+  const headers = item.json.headers as Record<string, unknown> | undefined;
+  if (checkedHeader === undefined || typeof headers !== 'object' || headers === null || !Object.hasOwn(headers, checkedHeader)) return item;
+  const { [checkedHeader]: _checked, ...kept } = headers;
+  return { ...item, json: { ...item.json, headers: kept } };
 }

@@ -5,6 +5,7 @@
 import type { ExecutionHint, HttpMethod, ResponseMode, WebhookKind, WorkflowResponse } from '../webhooks/types.js';
 import type { PackedItem } from './binary/pack.js';
 import type { RunResume } from '../waiting/types.js';
+import { open, seal, type Keyring, type SealedValue } from './sealing.js';
 
 /** The data of every job; the job's name is the workflow's id. */
 export interface WebhookJobData {
@@ -18,8 +19,13 @@ export interface WebhookJobData {
   method: HttpMethod;
   outputIndex: number;
   responseMode: ResponseMode;
-  /** The trigger item, its binary data inline (base64) or as a binary store reference. */
-  item: PackedItem;
+  /**
+   * The trigger item, its binary data inline (base64) or as a binary store reference; without the value of the
+   * header the node's authentication checked. Absent when the queue encrypts job data: then it is `sealedItem`.
+   */
+  item?: PackedItem;
+  /** The trigger item encrypted with the queue's `encryption` key (AES-256-GCM), bound to this call's id. */
+  sealedItem?: SealedValue;
   /** The call's idempotency key (a signed message id, or the workflow's idempotency header); the job id derives from it. */
   idempotencyKey?: string;
   /** The channel of the web instance that waits for this run's answer (lastNode, responseNode, test calls). */
@@ -50,12 +56,33 @@ export interface WebhookJobData {
 
 /** What a finished job keeps as its result (`queue.status(jobId).result`), and what a waiting call is answered from. */
 export interface WebhookJobResult {
+  /** The last node's items; empty when the result is `sealed`. */
   items: PackedItem[];
   hints?: ExecutionHint[];
   /** The run's first `respond()` answer (responseNode), so a repeated call is answered as the first was. */
   response?: PackedResponse;
   /** The job reached Redis only after its caller had been refused 503 (Redis paused): it was not run. */
   refused?: true;
+  /** With the `encryption` option: `{ items, hints?, response? }` encrypted, bound to the job's id. */
+  sealed?: SealedValue;
+}
+
+/** The job's trigger item, opened when it is sealed (throws, saying why, when this process cannot open it). */
+export function jobItem(data: WebhookJobData, keyring: Keyring | undefined): PackedItem {
+  if (data.sealedItem !== undefined) return open<PackedItem>(keyring, data.sealedItem, `item:${data.callId}`);
+  return data.item ?? { json: {} };
+}
+
+/** A result as it is stored: sealed when the queue encrypts job data. */
+export function sealResult(result: WebhookJobResult, keyring: Keyring | undefined, jobId: string): WebhookJobResult {
+  if (keyring === undefined) return result;
+  return { items: [], sealed: seal(keyring, result, `result:${jobId}`) };
+}
+
+/** A stored result, opened when it is sealed. */
+export function openResult(result: WebhookJobResult, keyring: Keyring | undefined, jobId: string): WebhookJobResult {
+  if (result.sealed === undefined) return result;
+  return open<WebhookJobResult>(keyring, result.sealed, `result:${jobId}`);
 }
 
 /** A `respond()` answer as JSON: a Buffer body travels as base64. */

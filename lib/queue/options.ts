@@ -12,6 +12,7 @@ import type { QueuedWebhookRun } from './worker-run.js';
 import type { BinaryStore } from './binary/store.js';
 import type { QueueConnection } from './connection.js';
 import type { WebhookQueueEvent, WebhookWorkerEvent } from './events.js';
+import { resolveKeyring, type JobEncryptionOptions, type Keyring } from './sealing.js';
 import { resolveQueueTelemetry, type QueueTelemetry } from './tracing.js';
 
 interface Shared {
@@ -32,6 +33,11 @@ interface Shared {
   logger?: WebhookLogger;
   /** Traces the job's way from web instance to worker: the same `webhookTelemetry()` the middleware is given. */
   telemetry?: QueueTelemetry;
+  /**
+   * Encrypts job data at rest: the trigger item each job stores and the result it keeps, with AES-256-GCM under
+   * `keys[currentKeyId]`; every key listed still opens older jobs. The same option on the queue and its workers.
+   */
+  encryption?: JobEncryptionOptions;
 }
 
 export interface WebhookQueueOptions extends Shared {
@@ -101,6 +107,7 @@ function shared(options: Shared, factory: string): ResolvedShared {
     binaryStore: options.binaryStore,
     logger: safeLogger(options.logger ?? STDERR_LOGGER),
     telemetry: resolveQueueTelemetry(options.telemetry, factory),
+    keyring: resolveKeyring(options.encryption),
   };
 }
 
@@ -112,6 +119,8 @@ export interface ResolvedShared {
   inlineBinaryBytes: number;
   binaryStore: BinaryStore | undefined;
   logger: WebhookLogger;
+  /** From the `encryption` option: job data is sealed with it. */
+  keyring: Keyring | undefined;
 }
 
 export interface ResolvedQueueOptions extends ResolvedShared {

@@ -38,12 +38,17 @@ export class ReplyWaiters {
   readonly #watches = new Map<string, JobWatch>();
   readonly #queue: Queue;
   readonly #pollMs: number;
+  readonly #open: (result: WebhookJobResult, jobId: string) => WebhookJobResult;
   readonly #onError: (error: unknown, jobId: string) => void;
 
-  /** `onError` hears a handler's failure (the call is answered by its deadline); it must not throw. */
-  constructor(queue: Queue, pollMs: number, onError: (error: unknown, jobId: string) => void) {
+  /**
+   * `open` reads a result as it was stored (sealed when job data is encrypted); `onError` hears a failure to answer
+   * a call from its job (the call is answered by its deadline instead), and must not throw.
+   */
+  constructor(queue: Queue, pollMs: number, open: (result: WebhookJobResult, jobId: string) => WebhookJobResult, onError: (error: unknown, jobId: string) => void) {
     this.#queue = queue;
     this.#pollMs = pollMs;
+    this.#open = open;
     this.#onError = onError;
   }
 
@@ -89,10 +94,17 @@ export class ReplyWaiters {
       for (const waiter of watch.waiters) this.#respond(message.jobId, waiter, message);
       return;
     }
-    const waiters = this.#end(message.jobId);
-    for (const waiter of waiters) {
-      if (message.type === 'completed') this.#call(message.jobId, () => { waiter.handlers.completed(message.result); });
-      else this.#call(message.jobId, () => { waiter.handlers.failed(message); });
+    if (message.type === 'completed') {
+      let result: WebhookJobResult;
+      try {
+        result = this.#open(message.result, message.jobId);
+      } catch (error) {
+        this.#report(error, message.jobId);
+        return; // a look at the job answers, or the deadline
+      }
+      for (const waiter of this.#end(message.jobId)) this.#call(message.jobId, () => { waiter.handlers.completed(result); });
+    } else {
+      for (const waiter of this.#end(message.jobId)) this.#call(message.jobId, () => { waiter.handlers.failed(message); });
     }
   }
 
@@ -177,11 +189,12 @@ export class ReplyWaiters {
     watch.seen = true;
     if (state === 'completed') {
       // The job was read before it completed and its state after: its result is read again at the next look.
-      const result = job.returnvalue as WebhookJobResult | null | undefined;
-      if (typeof result !== 'object' || result === null) {
+      const stored = job.returnvalue as WebhookJobResult | null | undefined;
+      if (typeof stored !== 'object' || stored === null) {
         setTimeout(() => { this.#look(jobId); }, 20).unref();
         return;
       }
+      const result = this.#open(stored, jobId);
       for (const waiter of this.#end(jobId)) {
         if (result.response !== undefined) this.#respond(jobId, waiter, { jobId, type: 'respond', response: result.response });
         this.#call(jobId, () => { waiter.handlers.completed(result); });

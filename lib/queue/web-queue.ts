@@ -12,7 +12,8 @@ import { storedRefs } from './binary/pack.js';
 import { baseClient, closeConnection, openConnection, type QueueRedisClient } from './connection.js';
 import { handOff, type Connected, type EnqueueContext } from './enqueue.js';
 import { emitter } from './events.js';
-import type { WebhookJobData, WebhookJobResult } from './job-data.js';
+import { jobItem, openResult, type WebhookJobData, type WebhookJobResult } from './job-data.js';
+import type { Keyring } from './sealing.js';
 import { queueKeys } from './keys.js';
 import { resolveQueueOptions, type WebhookQueueOptions } from './options.js';
 import { ReplyWaiters } from './replies.js';
@@ -76,7 +77,7 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
     clients.push(command.client, subscriber.client);
     bull = new Queue<WebhookJobData, WebhookJobResult>(resolved.name, { connection: command.client as never, prefix: resolved.prefix });
     bull.on('error', (error: Error) => { resolved.logger.warn({ err: errorFields(error) }, 'webhook queue: BullMQ reported an error; calls are refused 503 until Redis answers'); });
-    waiters = new ReplyWaiters(bull, 1000, (error, jobId) => {
+    waiters = new ReplyWaiters(bull, 1000, (result, jobId) => openResult(result, resolved.keyring, jobId), (error, jobId) => {
       resolved.logger.error({ jobId, err: errorFields(error) }, 'webhook queue: a waiting call could not be answered from its job; its deadline answers it');
     });
     resolved.binaryStore?.attach?.({ client: command.client, key: keys.binary });
@@ -119,11 +120,11 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
     ready: () => connected.then(() => undefined),
     async status(jobId) {
       const found = await job(jobId);
-      return found === undefined ? undefined : statusOf(found, await found.getState());
+      return found === undefined ? undefined : statusOf(found, await found.getState(), resolved.keyring);
     },
     async failed({ start = 0, end = 49 } = {}) {
       const jobs = await (await connected).queue.getFailed(start, end);
-      return jobs.map((found) => statusOf(found, 'failed'));
+      return jobs.map((found) => statusOf(found, 'failed', resolved.keyring));
     },
     async retry(jobId) {
       const found = await job(jobId);
@@ -134,7 +135,8 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
     async remove(jobId) {
       const found = await job(jobId);
       if (found === undefined || await found.isActive()) return false;
-      const refs = [...storedRefs([found.data.item]), ...storedRefs(found.returnvalue?.items ?? [])];
+      const result = found.returnvalue === null || found.returnvalue === undefined ? undefined : openResult(found.returnvalue, resolved.keyring, jobId);
+      const refs = [...storedRefs([jobItem(found.data, resolved.keyring)]), ...storedRefs(result?.items ?? [])];
       await found.remove();
       await resolved.binaryStore?.remove(refs);
       return true;
@@ -149,11 +151,12 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
   };
 }
 
-function statusOf(job: Job<WebhookJobData, WebhookJobResult>, state: string): WebhookJobStatus {
+/** A job as status() and failed() report it: its result opened when the queue encrypts job data (its item stays sealed). */
+function statusOf(job: Job<WebhookJobData, WebhookJobResult>, state: string, keyring: Keyring | undefined): WebhookJobStatus {
   const status: WebhookJobStatus = {
     jobId: job.id as string, state, progress: job.progress, attemptsMade: job.attemptsMade, data: job.data, storedAt: job.timestamp,
   };
-  if (job.returnvalue !== null && job.returnvalue !== undefined) status.result = job.returnvalue;
+  if (job.returnvalue !== null && job.returnvalue !== undefined) status.result = openResult(job.returnvalue, keyring, job.id as string);
   if (job.failedReason !== undefined && job.failedReason !== '') status.failedReason = job.failedReason;
   if (job.finishedOn !== undefined) status.finishedAt = job.finishedOn;
   return status;

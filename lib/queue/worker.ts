@@ -12,7 +12,7 @@ import type { ExecutionResult } from '../webhooks/types.js';
 import { packItems, storedRefs, unpackItems } from './binary/pack.js';
 import { baseClient, closeConnection, openConnection, type QueueRedisClient } from './connection.js';
 import { emitter } from './events.js';
-import { packResponse, type ReplyMessage, type WebhookJobData, type WebhookJobResult } from './job-data.js';
+import { jobItem, packResponse, sealResult, type ReplyMessage, type WebhookJobData, type WebhookJobResult } from './job-data.js';
 import { queueKeys, type QueueKeys } from './keys.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WebhookWorkerOptions } from './options.js';
 import { acquireSlot, releaseSlot } from './scripts.js';
@@ -130,6 +130,12 @@ function storable(outcome: WebhookJobResult): void {
   }
 }
 
+/** Removes the trigger item's files from the binary store (the run has them, or will never need them). */
+async function removeItemFiles(options: ResolvedWorkerOptions, data: WebhookJobData): Promise<void> {
+  if (options.binaryStore === undefined) return;
+  await options.binaryStore.remove(storedRefs([jobItem(data, options.keyring)]));
+}
+
 /**
  * Whether the job's caller was refused while the job was on its way to Redis. Only a job taken later than its web
  * instance's answer deadline can be one (a second of leeway for clocks that differ): the usual job costs nothing.
@@ -152,7 +158,7 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
   if (await wasRefused(context, data)) {
     context.emit({ type: 'skipped', reason: 'refused', jobId, callId: data.callId, workflowId: data.workflowId, nodeName: data.nodeName, mode: data.mode });
     options.logger.warn({ jobId, callId: data.callId, workflowId: data.workflowId }, 'queued run not run: Redis stored it only after its caller had been answered 503');
-    await options.binaryStore?.remove(storedRefs([data.item])).catch(() => undefined);
+    await removeItemFiles(options, data).catch(() => undefined);
     if (data.tracked === true) await releaseSlot(client, [keys.running(data.workflowId), keys.unfinished(data.workflowId)], jobId, true).catch(() => undefined);
     return { items: [], refused: true };
   }
@@ -196,7 +202,7 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
     let judging = false;
     // Everything that can fail for this attempt is judged alike: reading the files, the run, packing its result.
     try {
-      const items = await unpackItems([data.item], options.binaryStore);
+      const items = await unpackItems([jobItem(data, options.keyring)], options.binaryStore);
       run = new QueuedRun({
         data, jobId, attempt, items, signal: controller.signal,
         send: (response) => { reply({ jobId, type: 'respond', response: packResponse(response) }); },
@@ -216,6 +222,7 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
       if (result.hints !== undefined) outcome.hints = result.hints;
       if (run.response !== undefined) outcome.response = packResponse(run.response);
       storable(outcome);
+      outcome = sealResult(outcome, options.keyring, jobId);
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
       // A result that cannot be stored, or a run that overran, would fail the same way again (or run beside itself).
@@ -236,7 +243,7 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
     }
     reply({ jobId, type: 'completed', result: outcome });
     ended = true;
-    await options.binaryStore?.remove(storedRefs([data.item])).catch((error: unknown) => {
+    await removeItemFiles(options, data).catch((error: unknown) => {
       context.emit({ type: 'error', error: toWebhookError(error), during: 'removing the job\'s binary data' });
     });
     context.emit({ type: 'completed', ...where, attempt, durationMs: performance.now() - startedAt, items: result.items.length });

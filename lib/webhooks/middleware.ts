@@ -279,7 +279,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
     const call: Call = {
       res, run, executor: wiring.executor, parameters, headerPolicy: options.headerPolicy, responder, abort: stopperOf(state),
       deadline: options.deadline, stops: state, events, report,
-      onSettled: claim?.settled, settings: webhook.settings,
+      onSettled: claim?.settled, settings: webhook.settings, checkedHeader: auth?.checkedHeader,
       onRefused: resumed === undefined ? undefined : () => { giveBackWait(wiring.waiting, waitMatch as WaitMatch); },
     };
     state.executing = true;

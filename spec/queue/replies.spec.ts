@@ -33,6 +33,9 @@ function handlers(overrides: Partial<WaitHandlers> = {}): WaitHandlers & { resul
   };
 }
 
+/** Results as they were stored (no encryption). */
+const same = (result: WebhookJobResult): WebhookJobResult => result;
+
 async function until(probe: () => boolean): Promise<void> {
   for (let tries = 0; !probe(); tries += 1) {
     if (tries > 200) throw new Error('never true');
@@ -48,7 +51,7 @@ describe('reply waiters', () => {
     const waiters = new ReplyWaiters(queueOf([
       { state: 'completed', returnvalue: null, attemptsMade: 1, opts: { attempts: 3 } },
       { state: 'completed', returnvalue: result, attemptsMade: 1, opts: { attempts: 3 } },
-    ]), 10_000, (error) => errors.push(error));
+    ]), 10_000, same, (error) => errors.push(error));
     const waiting = handlers();
     waiters.wait('job-1', waiting, true);
     await until(() => waiting.results.length === 1);
@@ -58,7 +61,7 @@ describe('reply waiters', () => {
   });
 
   it('answers every call waiting for one job, and stops looking at it once they are answered', async () => {
-    const waiters = new ReplyWaiters(queueOf([{ state: 'active', returnvalue: null, attemptsMade: 0, opts: { attempts: 1 } }]), 10_000, () => undefined);
+    const waiters = new ReplyWaiters(queueOf([{ state: 'active', returnvalue: null, attemptsMade: 0, opts: { attempts: 1 } }]), 10_000, same, () => undefined);
     const calls = [handlers(), handlers(), handlers()];
     const stops = calls.map((call) => waiters.wait('job-2', call));
     expect(waiters.size).to.equal(3);
@@ -71,7 +74,7 @@ describe('reply waiters', () => {
   });
 
   it('keeps looking for the calls still waiting when one of them gives up', () => {
-    const waiters = new ReplyWaiters(queueOf([undefined]), 10_000, () => undefined);
+    const waiters = new ReplyWaiters(queueOf([undefined]), 10_000, same, () => undefined);
     const stopFirst = waiters.wait('job-3', handlers());
     const second = handlers();
     waiters.wait('job-3', second);
@@ -84,7 +87,7 @@ describe('reply waiters', () => {
 
   it('hands a waiting call\'s failing handler to onError and still answers the others', () => {
     const errors: unknown[] = [];
-    const waiters = new ReplyWaiters(queueOf([undefined]), 10_000, (error) => errors.push(error));
+    const waiters = new ReplyWaiters(queueOf([undefined]), 10_000, same, (error) => errors.push(error));
     const broken = handlers({ completed: () => { throw new Error('handler broke'); } });
     const fine = handlers();
     waiters.wait('job-4', broken);
@@ -95,7 +98,7 @@ describe('reply waiters', () => {
   });
 
   it('ignores reply messages that are not JSON objects naming a job', () => {
-    const waiters = new ReplyWaiters(queueOf([undefined]), 10_000, () => undefined);
+    const waiters = new ReplyWaiters(queueOf([undefined]), 10_000, same, () => undefined);
     const waiting = handlers();
     waiters.wait('job-5', waiting);
     for (const text of ['not json', 'null', '42', '{"type":"completed"}']) expect(() => waiters.deliver(text)).not.to.throw();
@@ -103,7 +106,7 @@ describe('reply waiters', () => {
   });
 
   it('fails the calls waiting for a job that was seen and then removed, instead of leaving them to their deadline', async () => {
-    const waiters = new ReplyWaiters(queueOf([{ state: 'active', returnvalue: null, attemptsMade: 0, opts: { attempts: 1 } }, undefined]), 10, () => undefined);
+    const waiters = new ReplyWaiters(queueOf([{ state: 'active', returnvalue: null, attemptsMade: 0, opts: { attempts: 1 } }, undefined]), 10, same, () => undefined);
     const waiting = handlers();
     waiters.wait('job-6', waiting, true);
     await until(() => waiting.failures.length === 1);

@@ -13,6 +13,7 @@ import { WebhookError } from '../errors.js';
 import type { Authentication } from '../types.js';
 import type { RegisteredWebhook } from '../registry/contract.js';
 import type { ReplayMemory } from '../registry/message-ids.js';
+import { checkedHeaderOf } from './secrets.js';
 import { checkSignature, type PendingSignature } from './signature.js';
 import type { SignatureAuthCredential } from './signature-schemes.js';
 
@@ -30,8 +31,11 @@ export interface JwtAuthCredential {
 }
 export type WebhookCredential = BasicAuthCredential | HeaderAuthCredential | JwtAuthCredential | SignatureAuthCredential;
 
-/** What authentication hands on: a JWT's verified payload, or a signed call's pending check of its body. */
-export type AuthOutcome = { jwtPayload: JWTPayload } | { signature: PendingSignature } | undefined;
+/**
+ * What authentication hands on: a JWT's verified payload, or a signed call's pending check of its body; and the
+ * header it checked (lower case), whose value is not stored beyond the call nor shown.
+ */
+export type AuthOutcome = ({ jwtPayload: JWTPayload } | { signature: PendingSignature } | object) & { checkedHeader: string | undefined } | undefined;
 
 export interface CredentialRequest {
   workflowId: string;
@@ -155,16 +159,17 @@ export async function authenticate(
       hint: 'Pass a credentials resolver to createWebhookMiddleware that returns the credential of this node.',
     });
   }
+  const checkedHeader = checkedHeaderOf(authentication, credential as unknown as Record<string, unknown>);
   switch (authentication) {
     case 'basicAuth':
       checkBasic(req, credential as BasicAuthCredential);
-      return undefined;
+      return { checkedHeader };
     case 'headerAuth':
       checkHeader(req, credential as HeaderAuthCredential);
-      return undefined;
+      return { checkedHeader };
     case 'jwtAuth':
-      return { jwtPayload: await checkJwt(req, credential as JwtAuthCredential) };
+      return { jwtPayload: await checkJwt(req, credential as JwtAuthCredential), checkedHeader };
     case 'signatureAuth':
-      return { signature: checkSignature(req, credential as SignatureAuthCredential, { replay, workflowId: webhook.workflowId, nodeName: webhook.nodeName }) };
+      return { signature: checkSignature(req, credential as SignatureAuthCredential, { replay, workflowId: webhook.workflowId, nodeName: webhook.nodeName }), checkedHeader };
   }
 }

@@ -27,6 +27,8 @@ export interface Call extends ExecutionReporting {
   stops: StopSlot;
   /** The workflow's run settings, for an executor that hands runs off (queue mode). */
   settings: WorkflowSettings | undefined;
+  /** The header the node's authentication checked, for an executor that stores runs (it leaves its value out). */
+  checkedHeader?: string | undefined;
   /** The hand-off refused the run, so nothing was stored: what the call took (a wait it claimed) is given back. */
   onRefused?: (() => void) | undefined;
 }
@@ -131,7 +133,7 @@ function startHandedOff(call: Call, executor: HandOffExecutor): StartedCall {
   const { run, events, report, onSettled, parameters } = call;
   const awaitsOutcome = parameters.responseMode !== 'onReceived' || run.mode === 'test';
   // In the call's context: a tracer's span of the enqueue is the call's child, and travels with the job.
-  const accepted = events.within(() => executor.handOff(run, { responseMode: parameters.responseMode, settings: call.settings, awaitsOutcome })).then((handed) => {
+  const accepted = events.within(() => executor.handOff(run, { responseMode: parameters.responseMode, settings: call.settings, awaitsOutcome, checkedHeader: call.checkedHeader })).then((handed) => {
     if (events.active) {
       events.emit({ type: 'enqueued', workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode, jobId: handed.jobId, duplicate: handed.duplicate });
     }

@@ -12,6 +12,11 @@ export interface HandOffContext {
   settings: WorkflowSettings | undefined;
   /** The call waits for the run's outcome: `lastNode`, `responseNode`, and every test call (its listener shows the output). */
   awaitsOutcome: boolean;
+  /**
+   * The header the node's own authentication checked (lower case): the guard has done its work, and a store of the
+   * run leaves its value out (a credential is checked, never kept).
+   */
+  checkedHeader?: string | undefined;
 }
 
 /** A run the hand-off accepted. */
