@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import semver from 'semver';
 
 /** What the published package.json promises a host: entry points every resolver finds, honest dependencies. */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -11,11 +12,25 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
   files: string[];
   dependencies: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  engines: { node: string };
   repository?: unknown; homepage?: unknown; bugs?: unknown; license?: string;
 };
 const tsconfig = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
 
 describe('package.json', () => {
+  it('installs on the lowest Node it declares: every runtime dependency, direct or not, accepts that Node (npm install --engine-strict)', () => {
+    const lowest = semver.minVersion(manifest.engines.node)?.version as string;
+    const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { dev?: boolean; devOptional?: boolean; peer?: boolean; engines?: { node?: string } | string[] }>;
+    };
+    const refusing = Object.entries(lock.packages)
+      .filter(([path, entry]) => path !== '' && entry.dev !== true && entry.devOptional !== true && entry.peer !== true)
+      .filter(([, entry]) => !Array.isArray(entry.engines) && entry.engines?.node !== undefined && !semver.satisfies(lowest, entry.engines.node))
+      .map(([path, entry]) => `${path.replace(/^.*node_modules\//, '')} needs node ${(entry.engines as { node: string }).node}`);
+    expect(lowest).to.equal('20.19.0');
+    expect(refusing, `runtime dependencies that refuse Node ${lowest}`).to.deep.equal([]);
+  });
+
   it('maps every typed entry point for moduleResolution node10 too, to the same declarations (typesVersions)', () => {
     const mapped = manifest.typesVersions['*'] ?? {};
     for (const [subpath, target] of Object.entries(manifest.exports)) {
