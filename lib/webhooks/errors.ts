@@ -108,8 +108,11 @@ export const ERROR_CODES = {
   QUEUE_PAYLOAD_TOO_LARGE: 413,
   /** A waiting address whose id is unknown, malformed or expired, or whose suffix is missing or another. */
   WAIT_NOT_FOUND: 404,
-  /** A waiting address called without its `signature` query parameter, or with a wrong one. */
-  WAIT_SIGNATURE_INVALID: 401,
+  /**
+   * A waiting address called without its `signature` query parameter, or with one made for another address (another
+   * id or suffix). 403, as presigned URLs answer: no credential scheme fixes it, so no WWW-Authenticate challenge fits.
+   */
+  WAIT_SIGNATURE_INVALID: 403,
   /** A waiting address whose run is running and not waiting for a call (not yet, or no longer). */
   WAIT_RUN_RUNNING: 409,
   /** A waiting address another call resumed first; its run is running. */

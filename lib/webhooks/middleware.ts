@@ -251,7 +251,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
       req,
       target,
       match: { webhook, params },
-      query: parseQuery(target.search),
+      query: parseQuery(waitMatch === undefined ? target.search : waitMatch.search),
       payload,
       baseUrl,
       prefix: target.kind === 'waiting' ? options.waiting.prefix : target.kind === 'test' ? options.testPrefix : options.productionPrefix,
