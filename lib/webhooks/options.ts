@@ -51,7 +51,7 @@ export interface WebhookMiddlewareOptions extends WaitingMiddlewareOptions {
    * limit); `0` or `Infinity` turns the deadline off.
    */
   responseTimeoutMs?: number;
-  /** Status of the answer when the deadline passes. Default 524 (what Cloudflare-style proxies answer on a timeout). */
+  /** Status of the answer when the deadline passes: 400–599 but 401 and 407. Default 524 (what Cloudflare-style proxies answer on a timeout). */
   timeoutStatus?: number;
   /** Lifecycle events of every call (received, rejected, started, executed, failed, timedOut, responded). */
   onEvent?: WebhookEventListener;
@@ -128,8 +128,9 @@ function resolveDeadline(ms: unknown, status: unknown): DeadlineSettings {
     if (typeof ms !== 'number' || Number.isNaN(ms) || ms < 0) fail('responseTimeoutMs', 'a number of milliseconds, 0 or Infinity', ms);
     timeout = ms;
   }
-  if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599)) {
-    fail('timeoutStatus', 'an HTTP error status from 400 to 599', status);
+  // A 401 or 407 must carry a challenge (WWW-Authenticate, Proxy-Authenticate), and a deadline has none to give.
+  if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599 || status === 401 || status === 407)) {
+    fail('timeoutStatus', 'an HTTP error status from 400 to 599 other than 401 and 407 (they need an authentication challenge)', status);
   }
   return { ms: timeout, status: (status as number | undefined) ?? 524 };
 }
