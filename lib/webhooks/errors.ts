@@ -52,6 +52,8 @@ export const ERROR_CODES = {
   REQUEST_INVALID_PATH: 400,
   /** The JSON body could not be parsed. */
   BODY_INVALID_JSON: 400,
+  /** A JSON or XML body nests deeper than `limits.bodyDepth` levels. */
+  BODY_TOO_DEEP: 400,
   /** The request body ended before its announced length, or the client aborted it. */
   BODY_ABORTED: 400,
   /** The request body stalled: no bytes arrived for `bodyTimeoutMs`. */

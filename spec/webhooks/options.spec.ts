@@ -16,7 +16,7 @@ describe('resolveOptions()', () => {
     expect(options).to.deep.include({ productionPrefix: 'webhook', publicUrl: undefined, errorHandling: 'respond' });
     expect(options.limits).to.deep.equal({
       bodySize: 16 * MIB, binarySize: 200 * MIB, fileSize: 200 * MIB, totalFileSize: 200 * MIB,
-      files: 100, fields: 1000, parts: 1100, fieldSize: MIB, fieldNameSize: 200, urlLength: 8192, headerCount: 100, headerSize: 12 * 1024,
+      files: 100, fields: 1000, parts: 1100, fieldSize: MIB, fieldNameSize: 200, bodyDepth: 64, urlLength: 8192, headerCount: 100, headerSize: 12 * 1024,
     });
     expect(options.proxyHops).to.equal(0);
     expect(options.uploads).to.deep.equal({ tempDir: tmpdir(), memoryThreshold: MIB });
@@ -56,6 +56,8 @@ describe('resolveOptions()', () => {
     [{ bodyLimit: 5 }, /unknown option bodyLimit/],
     [{ limits: { fileSze: 5 } }, /unknown option limits.fileSze/],
     [{ limits: { files: 0 } }, /option limits.files must be a positive integer; got 0/],
+    [{ limits: { bodyDepth: 0 } }, /option limits.bodyDepth must be a positive integer; got 0/],
+    [{ limits: { bodyDepth: 2.5 } }, /option limits.bodyDepth must be a positive integer; got 2.5/],
     [{ uploads: { tempDir: 'relative/dir' } }, /option uploads.tempDir must be an absolute directory path/],
     [{ uploads: { memoryThreshold: -5 } }, /option uploads.memoryThreshold/],
     [{ proxyHops: -1 }, /option proxyHops must be a whole number of proxies/],

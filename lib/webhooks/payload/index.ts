@@ -11,6 +11,7 @@ import type { BinaryData, VerifiedSignature } from '../types.js';
 import type { WebhookLogger } from '../logger.js';
 import { describeBinary } from './binary-meta.js';
 import { contentEncoding, openBodyStream } from './body-stream.js';
+import { nestsDeeper, tooDeep } from './depth.js';
 import { isJsonType, parseContentType, type ContentType } from './content-type.js';
 import { parseFormBody } from './form.js';
 import { parseJsonBody } from './json.js';
@@ -107,6 +108,8 @@ function alreadyParsed(req: IncomingMessage, shared: PayloadSettings, node: Node
   const host = req as IncomingMessage & { body?: unknown; _body?: boolean; rawBody?: unknown; originalUrl?: string };
   if (host._body !== true && !req.readableEnded) return undefined;
   const body = host.body ?? {};
+  // The host's parser nests as deep as the body does: held to the same bound as ours, before anything walks it.
+  if (nestsDeeper(body, shared.limits.bodyDepth)) throw tooDeep(shared.limits.bodyDepth);
   if (!node.rawBody && !node.binaryData) return { body, cleanup: noCleanup };
   if (Buffer.isBuffer(host.rawBody)) {
     const mimeType = parseContentType(req.headers['content-type']).mediaType || 'application/octet-stream';
@@ -233,9 +236,9 @@ async function parseSigned(req: IncomingMessage, shared: PayloadSettings, node: 
 
 function parseBuffered(kind: Kind, bytes: Buffer, contentType: ContentType, limits: PayloadLimits): unknown {
   switch (kind) {
-    case 'json': return parseJsonBody(bytes, contentType.charset);
+    case 'json': return parseJsonBody(bytes, contentType.charset, limits.bodyDepth);
     case 'form': return parseFormBody(bytes, contentType.charset, limits.fields, () => limitError('LIMIT_FIELD_COUNT', limits));
-    case 'xml': return parseXmlBody(bytes, contentType.charset);
+    case 'xml': return parseXmlBody(bytes, contentType.charset, limits.bodyDepth);
     default: return decodeText(bytes, contentType.charset);
   }
 }
