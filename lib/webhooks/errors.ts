@@ -58,6 +58,8 @@ export const ERROR_CODES = {
   BODY_ABORTED: 400,
   /** The request body stalled: no bytes arrived for `bodyTimeoutMs`. */
   BODY_TIMEOUT: 408,
+  /** The request body came in below `minBodyRate` (a few bytes at a time), past its grace period. */
+  BODY_TOO_SLOW: 408,
   /** The XML body could not be parsed (or expands too far). */
   BODY_INVALID_XML: 400,
   /** The multipart body is malformed: missing or wrong boundary, bad part headers, truncated. */

@@ -66,6 +66,10 @@ describe('resolveOptions()', () => {
     [{ requestIdHeader: 'x request id' }, /option requestIdHeader must be a header name/],
     [{ maxRunMs: -1 }, /option maxRunMs must be a number of milliseconds, 0 or Infinity/],
     [{ bodyTimeoutMs: 0 }, /option bodyTimeoutMs must be a positive number of milliseconds/],
+    [{ minBodyRate: true }, /option minBodyRate must be an object \{ bytesPerSecond, graceMs \} or false; got true/],
+    [{ minBodyRate: { bytesPerSecond: 0 } }, /option minBodyRate.bytesPerSecond must be a positive number of bytes per second; got 0/],
+    [{ minBodyRate: { graceMs: Infinity } }, /option minBodyRate.graceMs must be a positive number of milliseconds/],
+    [{ minBodyRate: { rate: 1 } }, /unknown option minBodyRate.rate/],
     [{ uploads: { tempDir: join(A_FILE, 'uploads') } }, /option uploads.tempDir must be a directory this process can create and write/],
     [[], /option options must be an object/],
   ] as const) {
@@ -79,6 +83,9 @@ describe('options for living in a host', () => {
   it('defaults the logger, the request id header, the run limit and the body timeout', () => {
     const options = resolveOptions();
     expect(options).to.deep.include({ requestIdHeader: 'x-request-id', maxRunMs: 600_000, bodyTimeoutMs: 30_000 });
+    expect(options.minBodyRate).to.deep.equal({ bytesPerSecond: 500, graceMs: 10_000 });
+    expect(resolveOptions({ minBodyRate: { graceMs: 20_000 } }).minBodyRate).to.deep.equal({ bytesPerSecond: 500, graceMs: 20_000 });
+    expect(resolveOptions({ minBodyRate: false }).minBodyRate).to.equal(undefined);
     expect(resolveOptions({ maxRunMs: 0 }).maxRunMs).to.equal(Infinity);
     expect(resolveOptions({ requestIdHeader: 'X-Correlation-Id' }).requestIdHeader).to.equal('x-correlation-id');
   });

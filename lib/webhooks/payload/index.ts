@@ -18,13 +18,14 @@ import { parseJsonBody } from './json.js';
 import { limitError, type PayloadLimits } from './limits.js';
 import { readBody } from './read-body.js';
 import { readRequestBytes } from './request-bytes.js';
-import { aborted, callerGone } from './request-watch.js';
+import { aborted, callerGone, type BodyPace } from './request-watch.js';
 import { parseStream, parseUploadFromRequest } from './streamed.js';
 import { TempFiles } from './temp-files.js';
 import { decodeText } from './text.js';
 import { isXmlType, parseXmlBody } from './xml.js';
 
 export type { PayloadLimits } from './limits.js';
+export { bodyPace } from './request-watch.js';
 
 export interface Payload {
   body: unknown;
@@ -41,8 +42,8 @@ export interface PayloadSettings {
   tempDir: string;
   /** Bytes of a call's files that may stay in memory before they go to disk. */
   memoryThreshold: number;
-  /** A body that sends no bytes for this long is answered 408 BODY_TIMEOUT. */
-  bodyTimeoutMs: number;
+  /** How a body must keep coming: a stall is 408 BODY_TIMEOUT, a trickle below the minimum rate 408 BODY_TOO_SLOW. */
+  pace: BodyPace;
   /** Where the payload stage reports what the caller cannot be told (e.g. a raw body a host parser consumed). */
   logger: WebhookLogger;
 }
@@ -174,12 +175,12 @@ function readWholeBody(req: IncomingMessage, shared: PayloadSettings): Promise<B
   // Not async: the uncompressed body (nearly every call) is the reader's own promise, with no wrapper around it.
   if (contentEncoding(req) !== 'identity') return readInflated(req, shared, tooLarge);
   if (Number(req.headers['content-length'] ?? 0) > limits.bodySize) return Promise.reject(tooLarge());
-  return readRequestBytes(req, limits.bodySize, tooLarge, shared.bodyTimeoutMs);
+  return readRequestBytes(req, limits.bodySize, tooLarge, shared.pace);
 }
 
 async function readInflated(req: IncomingMessage, shared: PayloadSettings, tooLarge: () => WebhookError): Promise<Buffer> {
   const { limits } = shared;
-  const source = openBodyStream(req, shared.bodyTimeoutMs);
+  const source = openBodyStream(req, shared.pace);
   let failed = true;
   try {
     const bytes = await readBody(source.stream, limits.bodySize, tooLarge);
@@ -272,7 +273,7 @@ function parseBody(
 
 /** A compressed body, or one no parser understands: through the body stream, which inflates and watches it. */
 async function parseBodyStream(req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions, type: BodyType, tempFiles: TempFiles): Promise<Parsed> {
-  const source = openBodyStream(req, shared.bodyTimeoutMs);
+  const source = openBodyStream(req, shared.pace);
   let failed = true;
   try {
     const parsed = await parseStream(req, source.stream, type, shared, node, tempFiles);
