@@ -67,6 +67,8 @@ export function callerGone(req: IncomingMessage): boolean {
 class BodyReading implements Reading {
   readonly #req: IncomingMessage;
   readonly #pace: BodyPace;
+  /** The minimum rate, where the request has a socket that counts bytes (a request made up in a test may not). */
+  readonly #minRate: MinBodyRate | undefined;
   readonly #end: (error: WebhookError) => void;
   readonly #startedAt: number;
   readonly #firstByte: number;
@@ -82,6 +84,7 @@ class BodyReading implements Reading {
     this.#end = end;
     this.#startedAt = this.#lastByte = this.#lastTick = Date.now();
     this.#firstByte = this.#bytesRead = req.socket?.bytesRead ?? 0;
+    this.#minRate = typeof req.socket?.bytesRead === 'number' ? pace.minRate : undefined;
   }
 
   tick(now: number): void {
@@ -98,7 +101,7 @@ class BodyReading implements Reading {
       this.#end(stalled(pace.idleMs));
       return;
     }
-    const rate = pace.minRate;
+    const rate = this.#minRate;
     if (rate === undefined) return;
     // Past the grace, every bytesPerSecond bytes sent buy a second: without a division, bytes sent < rate × time over.
     const over = now - this.#startedAt - this.#heldMs - rate.graceMs;
