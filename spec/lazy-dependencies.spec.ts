@@ -48,7 +48,7 @@ await settle();
 const onImport = packages();
 definitions.validateProperties([{ displayName: 'A', name: 'a', type: 'string', default: '' }]);
 const { parseXmlBody } = await import('./lib/webhooks/payload/xml.ts');
-parseXmlBody(Buffer.from('<a>1</a>'), undefined);
+parseXmlBody(Buffer.from('<a>1</a>'), undefined, 64);
 const { describeBinary } = await import('./lib/webhooks/payload/binary-meta.ts');
 describeBinary({ mimeType: 'image/png', fileName: undefined, bytes: 1 });
 await import('jose');

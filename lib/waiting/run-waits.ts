@@ -76,7 +76,7 @@ export class RunWaits {
     const settings = this.#configured();
     const waitId = this.#id(settings);
     const path = suffix === '' ? waitId : `${waitId}/${suffix.split('/').map(encodeURIComponent).join('/')}`;
-    return `${this.#identity.baseUrl}/${settings.prefix}/${path}?signature=${signWait(settings.secret as Buffer, waitId)}`;
+    return `${this.#identity.baseUrl}/${settings.prefix}/${path}?signature=${signWait(settings.secret as Buffer, waitId, suffix)}`;
   }
 
   async waitForCall(options: WaitForCallOptions = {}): Promise<TriggerItem> {

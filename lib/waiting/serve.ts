@@ -13,7 +13,7 @@ import type { ExecutionResult, HttpMethod, TriggerItem, WebhookRun } from '../we
 import type { WebhookEventListener } from '../webhooks/events.js';
 import type { WebhookRegistry } from '../webhooks/registry/contract.js';
 import type { Responder } from '../webhooks/response/workflow-responder.js';
-import { readWaitingPath, signatureParameter, verifyWait } from './address.js';
+import { readWaitingPath, signatureParameter, verifyWait, withoutSignature } from './address.js';
 import { resolveWait, waitWebhook, type ResolvedWait } from './definition.js';
 import type { WaitingSettings } from './settings.js';
 import type { WaitEntry } from './types.js';
@@ -21,6 +21,8 @@ import type { WaitEntry } from './types.js';
 export interface WaitMatch extends WebhookMatch {
   entry: WaitEntry;
   wait: ResolvedWait;
+  /** The call's query string without its signature, which the run must never see: it would hand on a key to its next waits. */
+  search: string;
 }
 
 function notFound(what: string): WebhookError {
@@ -45,15 +47,16 @@ export function notWaiting(entry: WaitEntry): WebhookError {
   });
 }
 
-const MISSING_SIGNATURE = 'Resume addresses are signed: call the address exactly as the run gave it, with its signature query parameter.';
+const MISSING_SIGNATURE = 'Resume addresses are signed, each for its own id and suffix: call the address exactly as the run gave it, '
+  + 'with its signature query parameter.';
 
-/** Finds the wait a call resumes, or throws the answer: 404, 401, 409, 405 (no method: any of the wait's). */
+/** Finds the wait a call resumes, or throws the answer: 404, 403, 409, 405 (no method: any of the wait's). */
 export async function matchWait(settings: WaitingSettings | undefined, target: RequestTarget, method: string | undefined): Promise<WaitMatch> {
   const address = readWaitingPath(target.rawPath);
   const shown = target.rawPath.replace(/\/+$/, '');
   if (address === undefined || settings?.secret === undefined || settings.store === undefined) throw notFound(shown);
-  if (!verifyWait(settings.secret, address.waitId, signatureParameter(target.search))) {
-    throw new WebhookError('WAIT_SIGNATURE_INVALID', 'The resume address\'s signature is missing or wrong.', { hint: MISSING_SIGNATURE });
+  if (!verifyWait(settings.secret, address.waitId, address.suffix, signatureParameter(target.search))) {
+    throw new WebhookError('WAIT_SIGNATURE_INVALID', 'The resume address\'s signature is missing, wrong, or made for another address.', { hint: MISSING_SIGNATURE });
   }
   const entry = await settings.store.getWait(address.waitId);
   if (entry === undefined) throw notFound(shown);
@@ -69,7 +72,7 @@ export async function matchWait(settings: WaitingSettings | undefined, target: R
   if (entry.form === 'inRun' && entry.holder !== settings.holder) throw onOtherInstance(entry);
   const upper = (method?.toUpperCase() ?? wait.parameters.methods[0]) as HttpMethod;
   if (!wait.parameters.methods.includes(upper)) throw new MethodNotAllowedError(upper, wait.parameters.methods);
-  return { entry, wait, webhook: waitWebhook(entry, wait, upper), params: {} };
+  return { entry, wait, webhook: waitWebhook(entry, wait, upper), params: {}, search: withoutSignature(target.search) };
 }
 
 /** OPTIONS at a resume address: `Allow`, or a CORS preflight answered by the wait's `allowedOrigins`. */

@@ -82,7 +82,10 @@ export interface RunResume {
 export interface RunWaiting {
   /** The signed resume address of the run. Throws `WAIT_NOT_CONFIGURED` when the middleware has no `waitingSecret`. */
   readonly resumeUrl: string;
-  /** The resume address with a suffix (`<address>/<suffix>?signature=…`), for a wait with `suffix`. */
+  /**
+   * The resume address with a suffix (`<address>/<suffix>?signature=…`), for a wait with `suffix`. Its signature is
+   * made for this suffix: it opens no other suffix of the run.
+   */
   resumeUrlFor(suffix: string): string;
   /**
    * Waits in the run for one call at the resume address and resolves with its trigger item (headers, params, query,

@@ -52,10 +52,14 @@ export const ERROR_CODES = {
   REQUEST_INVALID_PATH: 400,
   /** The JSON body could not be parsed. */
   BODY_INVALID_JSON: 400,
+  /** A JSON or XML body nests deeper than `limits.bodyDepth` levels. */
+  BODY_TOO_DEEP: 400,
   /** The request body ended before its announced length, or the client aborted it. */
   BODY_ABORTED: 400,
   /** The request body stalled: no bytes arrived for `bodyTimeoutMs`. */
   BODY_TIMEOUT: 408,
+  /** The request body came in below `minBodyRate` (a few bytes at a time), past its grace period. */
+  BODY_TOO_SLOW: 408,
   /** The XML body could not be parsed (or expands too far). */
   BODY_INVALID_XML: 400,
   /** The multipart body is malformed: missing or wrong boundary, bad part headers, truncated. */
@@ -110,8 +114,11 @@ export const ERROR_CODES = {
   IDEMPOTENCY_KEY_REUSED: 422,
   /** A waiting address whose id is unknown, malformed or expired, or whose suffix is missing or another. */
   WAIT_NOT_FOUND: 404,
-  /** A waiting address called without its `signature` query parameter, or with a wrong one. */
-  WAIT_SIGNATURE_INVALID: 401,
+  /**
+   * A waiting address called without its `signature` query parameter, or with one made for another address (another
+   * id or suffix). 403, as presigned URLs answer: no credential scheme fixes it, so no WWW-Authenticate challenge fits.
+   */
+  WAIT_SIGNATURE_INVALID: 403,
   /** A waiting address whose run is running and not waiting for a call (not yet, or no longer). */
   WAIT_RUN_RUNNING: 409,
   /** A waiting address another call resumed first; its run is running. */

@@ -16,7 +16,7 @@ import { matchWebhook, notListening } from './request/match.js';
 import { corsHeaders } from './guards/cors.js';
 import { guardCall, type GuardSettings } from './guards/index.js';
 import { answerOptions } from './guards/preflight.js';
-import { parsePayload, type PayloadSettings } from './payload/index.js';
+import { bodyPace, parsePayload, type PayloadSettings } from './payload/index.js';
 import { parseQuery } from './payload/query.js';
 import { buildRun, runStarted } from './run/build-run.js';
 import { isHandOff } from './run/hand-off.js';
@@ -78,7 +78,7 @@ export function createWebhookMiddleware(
       limits: resolved.limits,
       tempDir: resolved.uploads.tempDir,
       memoryThreshold: resolved.uploads.memoryThreshold,
-      bodyTimeoutMs: resolved.bodyTimeoutMs,
+      pace: bodyPace(resolved.bodyTimeoutMs, resolved.minBodyRate),
       logger: resolved.logger,
     },
   };
@@ -251,7 +251,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
       req,
       target,
       match: { webhook, params },
-      query: parseQuery(target.search),
+      query: parseQuery(waitMatch === undefined ? target.search : waitMatch.search),
       payload,
       baseUrl,
       prefix: target.kind === 'waiting' ? options.waiting.prefix : target.kind === 'test' ? options.testPrefix : options.productionPrefix,

@@ -12,7 +12,7 @@ import { byteSize, fail, group, positiveInteger, type ByteSize } from './option-
 const MIB = 1024 * 1024;
 
 /** Payload limits in bytes (a number, or a string such as `'500kb'`, `'1mb'`) or counts; past one, the call gets a
- * 413 whose code names it. */
+ * 413 whose code names it (414, 431 for the URL and headers; 400 BODY_TOO_DEEP for nesting). */
 export interface WebhookLimitsOptions {
   /** Buffered bodies (JSON, form, text, XML), after inflating. Default 16 MiB. */
   bodySize?: ByteSize;
@@ -32,6 +32,12 @@ export interface WebhookLimitsOptions {
   fieldSize?: ByteSize;
   /** One multipart field or file field name. Default 200 bytes. */
   fieldNameSize?: ByteSize;
+  /**
+   * Levels a JSON body's arrays and objects, or an XML body's elements, may nest. Default 64, as .NET's JSON readers
+   * allow: real webhook payloads nest a dozen levels at most, and a body nested thousands deep would overflow the
+   * stack of whatever walks it recursively (400 `BODY_TOO_DEEP` past it).
+   */
+  bodyDepth?: number;
   /** The request URL, in characters. Default 8192 (414 past it). */
   urlLength?: number;
   /** Request headers. Default 100 (431 past it). */
@@ -57,6 +63,7 @@ export const DEFAULT_LIMITS: Readonly<PayloadLimits & RequestLimits> = Object.fr
   parts: 1100,
   fieldSize: MIB,
   fieldNameSize: 200,
+  bodyDepth: 64,
   urlLength: 8192,
   headerCount: 100,
   headerSize: 12 * 1024,

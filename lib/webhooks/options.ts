@@ -7,13 +7,14 @@ import type { DeadlineSettings } from './run/deadline.js';
 import type { CallTelemetry, WebhookEventListener } from './events.js';
 import type { CredentialResolver } from './guards/authenticate.js';
 import type { PayloadLimits } from './payload/limits.js';
+import type { MinBodyRate } from './payload/request-watch.js';
 import { resolveLimits, resolveUploads, type WebhookLimitsOptions, type WebhookUploadsOptions } from './option-limits.js';
 import type { RequestLimits } from './request/limits.js';
 import type { WebhookKind } from './types.js';
 import { safeLogger, STDERR_LOGGER, type WebhookLogger } from './logger.js';
 import { OPEN_HEADER_POLICY, type HeaderPolicy } from './response/finalize.js';
 import { isHeaderName } from './registry/node-options.js';
-import { allowedHosts, fail, prefix, publicUrl, resolveTelemetry } from './option-checks.js';
+import { allowedHosts, fail, group, prefix, publicUrl, resolveTelemetry } from './option-checks.js';
 
 export type { WebhookLimitsOptions, WebhookUploadsOptions } from './option-limits.js';
 import type { WorkflowFailureContext } from './run/report.js';
@@ -51,7 +52,7 @@ export interface WebhookMiddlewareOptions extends WaitingMiddlewareOptions {
    * limit); `0` or `Infinity` turns the deadline off.
    */
   responseTimeoutMs?: number;
-  /** Status of the answer when the deadline passes. Default 524 (what Cloudflare-style proxies answer on a timeout). */
+  /** Status of the answer when the deadline passes: 400–599 but 401 and 407. Default 524 (what Cloudflare-style proxies answer on a timeout). */
   timeoutStatus?: number;
   /** Lifecycle events of every call (received, rejected, started, executed, failed, timedOut, responded). */
   onEvent?: WebhookEventListener;
@@ -81,6 +82,15 @@ export interface WebhookMiddlewareOptions extends WaitingMiddlewareOptions {
   maxRunMs?: number;
   /** A request body that sends no bytes for this long, in ms, is answered 408 `BODY_TIMEOUT`. Default 30 000. */
   bodyTimeoutMs?: number;
+  /**
+   * The least rate a request body must keep to, as Apache's mod_reqtimeout `MinRate` has it: a body may take
+   * `graceMs`, and one second more for every `bytesPerSecond` bytes it sends; slower, it is answered 408
+   * `BODY_TOO_SLOW` and its temp files are removed. Catches what `bodyTimeoutMs` cannot: a body trickled a few bytes
+   * at a time, which would otherwise hold its socket and buffers until the server's `requestTimeout` (300 s in Node).
+   * Default `{ bytesPerSecond: 500, graceMs: 10_000 }` (4 kbit/s, a fraction of what even a GPRS link uploads).
+   * `false` turns it off.
+   */
+  minBodyRate?: { bytesPerSecond?: number; graceMs?: number } | false;
   /**
    * Response headers no workflow may set, e.g. `['set-cookie']`: left out of the answer whether the node's Response
    * Headers option or `respond()` sets them, and reported once per name to the `logger`. Content-Type and
@@ -112,6 +122,8 @@ export interface ResolvedOptions {
   /** Infinity when off. */
   maxRunMs: number;
   bodyTimeoutMs: number;
+  /** Undefined: off. */
+  minBodyRate: Readonly<MinBodyRate> | undefined;
   headerPolicy: HeaderPolicy;
   openApi: ResolvedOpenApiRoute | undefined;
   /** Resume addresses: their signing secret (undefined: runs cannot wait) and prefix. */
@@ -120,7 +132,7 @@ export interface ResolvedOptions {
 
 const KNOWN_OPTIONS = new Set(['productionPrefix', 'testPrefix', 'publicUrl', 'allowedHosts', 'errorHandling', 'onWorkflowError', 'limits', 'uploads',
   'responseTimeoutMs', 'timeoutStatus', 'onEvent', 'telemetry', 'proxyHops', 'credentials', 'logger', 'requestIdHeader', 'maxRunMs', 'bodyTimeoutMs',
-  'forbiddenResponseHeaders', 'openApi', 'waitingSecret', 'waitingPrefix']);
+  'minBodyRate', 'forbiddenResponseHeaders', 'openApi', 'waitingSecret', 'waitingPrefix']);
 
 function resolveDeadline(ms: unknown, status: unknown): DeadlineSettings {
   let timeout = 100_000;
@@ -128,8 +140,9 @@ function resolveDeadline(ms: unknown, status: unknown): DeadlineSettings {
     if (typeof ms !== 'number' || Number.isNaN(ms) || ms < 0) fail('responseTimeoutMs', 'a number of milliseconds, 0 or Infinity', ms);
     timeout = ms;
   }
-  if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599)) {
-    fail('timeoutStatus', 'an HTTP error status from 400 to 599', status);
+  // A 401 or 407 must carry a challenge (WWW-Authenticate, Proxy-Authenticate), and a deadline has none to give.
+  if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599 || status === 401 || status === 407)) {
+    fail('timeoutStatus', 'an HTTP error status from 400 to 599 other than 401 and 407 (they need an authentication challenge)', status);
   }
   return { ms: timeout, status: (status as number | undefined) ?? 524 };
 }
@@ -154,6 +167,22 @@ function duration(name: string, value: unknown, fallback: number, offAllowed: bo
     fail(name, offAllowed ? 'a number of milliseconds, 0 or Infinity' : 'a positive number of milliseconds', value);
   }
   return offAllowed && value === 0 ? Infinity : value;
+}
+
+const DEFAULT_MIN_BODY_RATE: Readonly<MinBodyRate> = Object.freeze({ bytesPerSecond: 500, graceMs: 10_000 });
+
+function resolveMinBodyRate(value: WebhookMiddlewareOptions['minBodyRate'] | undefined): Readonly<MinBodyRate> | undefined {
+  if (value === false) return undefined;
+  if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+    fail('minBodyRate', 'an object { bytesPerSecond, graceMs } or false', value);
+  }
+  const given = group('minBodyRate', value, ['bytesPerSecond', 'graceMs']);
+  const { bytesPerSecond = DEFAULT_MIN_BODY_RATE.bytesPerSecond, graceMs = DEFAULT_MIN_BODY_RATE.graceMs } = given;
+  if (typeof bytesPerSecond !== 'number' || !Number.isFinite(bytesPerSecond) || bytesPerSecond <= 0) {
+    fail('minBodyRate.bytesPerSecond', 'a positive number of bytes per second', bytesPerSecond);
+  }
+  if (typeof graceMs !== 'number' || !Number.isFinite(graceMs) || graceMs <= 0) fail('minBodyRate.graceMs', 'a positive number of milliseconds', graceMs);
+  return value === undefined ? DEFAULT_MIN_BODY_RATE : Object.freeze({ bytesPerSecond, graceMs });
 }
 
 function requestIdHeader(value: unknown): string {
@@ -227,6 +256,7 @@ export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly
     requestIdHeader: requestIdHeader(options.requestIdHeader),
     maxRunMs: duration('maxRunMs', options.maxRunMs, 600_000, true),
     bodyTimeoutMs: duration('bodyTimeoutMs', options.bodyTimeoutMs, 30_000, false),
+    minBodyRate: resolveMinBodyRate(options.minBodyRate),
     headerPolicy: resolveHeaderPolicy(options.forbiddenResponseHeaders, logger),
     openApi: resolveOpenApiRoute(options.openApi, [productionPrefix, testPrefix, waiting.prefix]),
     waiting,

@@ -21,6 +21,6 @@ describe('example-app: the approval pattern, as README prints its curls', () => 
     expect(approved.body).to.deep.equal({ expense: { id: 1, amount: 120, for: 'Team lunch', status: 'approved' } });
     const again = await request(server).get(click).expect(409);
     expect(again.body.code).to.equal('WAIT_RUN_FINISHED');
-    await request(server).get(`${link.pathname}?decision=approve`).expect(401);
+    await request(server).get(`${link.pathname}?decision=approve`).expect(403);
   });
 });

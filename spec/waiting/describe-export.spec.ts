@@ -11,7 +11,7 @@ describe('waiting addresses beside the other features', () => {
     const document = await describeWebhooks(registry, { baseUrl: 'https://api.example.com/api/automation', waitingPrefix: 'webhook-waiting' });
     const path = document.paths['/webhook-waiting/{waitId}'] as { parameters: { name: string; in: string }[]; post: { responses: Record<string, unknown> } };
     expect(path.parameters.map(({ name, in: where }) => `${where}:${name}`)).to.deep.equal(['path:waitId', 'query:signature']);
-    expect(Object.keys(path.post.responses)).to.deep.equal(['200', '401', '404', '405', '409', '421']);
+    expect(Object.keys(path.post.responses)).to.deep.equal(['200', '403', '404', '405', '409', '421']);
     expect(Object.keys((await describeWebhooks(registry, { baseUrl: 'https://api.example.com' })).paths)).to.deep.equal(['/webhook/orders']);
   });
 

@@ -30,7 +30,7 @@ for (const host of HOSTS) {
       expect(answer.status).to.equal(200);
       expect(answer.body).to.deep.equal({ message: 'Workflow was started' });
       const first = await started;
-      expect(first.body).to.deep.equal({ decision: { approved: true }, query: { signature: resume.split('signature=')[1], note: 'yes' }, files: [] });
+      expect(first.body).to.deep.equal({ decision: { approved: true }, query: { note: 'yes' }, files: [] });
       expect(app.events.map((event) => event.type)).to.include.members(['waiting', 'resumed']);
     });
 
@@ -59,22 +59,26 @@ for (const host of HOSTS) {
       expect((await started).status).to.equal(200);
     });
 
-    it('refuses a second call with 409, a bad or missing signature with 401, another method with 405, another suffix with 404', async () => {
+    it('refuses a second call with 409, a bad or missing signature (or one made for another suffix) with 403, another method with 405, another suffix with 404', async () => {
       let release!: () => void;
       const held = new Promise<void>((resolve) => { release = resolve; });
       app = await waitingApp(host, async (run) => {
         publish(app, run.resumeUrlFor('approve'));
+        publish(app, run.resumeUrlFor('reject'));
+        publish(app, run.resumeUrl);
         await run.waitForCall({ suffix: 'approve', httpMethod: ['POST', 'PUT'], timeoutMs: 5000 });
         await held;
         return { items: [] };
       }, { responseMode: 'onReceived' });
       await request(app.server).post(START).send({}).expect(200);
       const resume = await app.nextWait();
+      const [rejectAddress, bareAddress] = [await app.nextWait(), await app.nextWait()];
       const [path, query] = resume.split('?') as [string, string];
       expect((await request(app.server).post(path).send({})).body.code).to.equal('WAIT_SIGNATURE_INVALID');
-      expect((await request(app.server).post(`${path}?signature=${'A'.repeat(43)}`)).status).to.equal(401);
-      expect((await request(app.server).post(`${path.replace('/approve', '')}?${query}`)).body.code).to.equal('WAIT_NOT_FOUND');
-      expect((await request(app.server).post(`${path.replace('/approve', '/reject')}?${query}`)).status).to.equal(404);
+      expect((await request(app.server).post(`${path}?signature=${'A'.repeat(43)}`)).status).to.equal(403);
+      expect((await request(app.server).post(`${path.replace('/approve', '')}?${query}`)).body.code).to.equal('WAIT_SIGNATURE_INVALID');
+      expect((await request(app.server).post(bareAddress)).body.code).to.equal('WAIT_NOT_FOUND');
+      expect((await request(app.server).post(rejectAddress)).status).to.equal(404);
       const wrongMethod = await request(app.server).get(resume);
       expect(wrongMethod.status).to.equal(405);
       expect(wrongMethod.headers.allow).to.equal('POST, PUT');

@@ -71,6 +71,21 @@ if (findService(REDIS) === undefined) {
       expect(resumed.body).to.deep.equal({ decision: { approved: true } });
     });
 
+    it('gives the worker\'s resumed run the caller\'s query parameters without the signature', async () => {
+      const registry = new MemoryWebhookRegistry();
+      await registry.activate({ workflowId: 'approval', nodes: [{ name: 'Webhook', parameters: { path: 'start', httpMethod: 'POST', responseMode: 'lastNode' } }] });
+      setup.worker(async (run: QueuedWebhookRun) => {
+        if (run.resume !== undefined) return { items: [{ json: { query: run.items[0]?.json.query, webhookUrl: run.items[0]?.json.webhookUrl } }] };
+        const suspended = await run.suspend({ suffix: 'approve', responseMode: 'lastNode' });
+        return { items: [{ json: { resumeUrl: suspended.resumeUrl } }] };
+      }, { waiting: { registry, waitingSecret: SECRET, publicUrl: 'https://api.example.com/hooks' } });
+      const app = setup.app(registry, setup.queue(), { waitingSecret: SECRET });
+      const started = await request(app).post(`${BASE}/webhook/start`).send({}).expect(200);
+      const resumed = await request(app).post(`${pathOf(started.body.resumeUrl)}&decision=approve`).send({}).expect(200);
+      expect(resumed.body.query).to.deep.equal({ decision: 'approve' });
+      expect(resumed.body.webhookUrl).to.not.include('signature');
+    });
+
     it('tells a worker\'s run that waits in the run to suspend instead', async () => {
       const registry = new MemoryWebhookRegistry();
       await registry.activate({ workflowId: 'approval', nodes: [{ name: 'Webhook', parameters: { path: 'start', httpMethod: 'POST', responseMode: 'lastNode' } }] });

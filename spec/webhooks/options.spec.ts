@@ -16,7 +16,7 @@ describe('resolveOptions()', () => {
     expect(options).to.deep.include({ productionPrefix: 'webhook', publicUrl: undefined, errorHandling: 'respond' });
     expect(options.limits).to.deep.equal({
       bodySize: 16 * MIB, binarySize: 200 * MIB, fileSize: 200 * MIB, totalFileSize: 200 * MIB,
-      files: 100, fields: 1000, parts: 1100, fieldSize: MIB, fieldNameSize: 200, urlLength: 8192, headerCount: 100, headerSize: 12 * 1024,
+      files: 100, fields: 1000, parts: 1100, fieldSize: MIB, fieldNameSize: 200, bodyDepth: 64, urlLength: 8192, headerCount: 100, headerSize: 12 * 1024,
     });
     expect(options.proxyHops).to.equal(0);
     expect(options.uploads).to.deep.equal({ tempDir: tmpdir(), memoryThreshold: MIB });
@@ -56,6 +56,8 @@ describe('resolveOptions()', () => {
     [{ bodyLimit: 5 }, /unknown option bodyLimit/],
     [{ limits: { fileSze: 5 } }, /unknown option limits.fileSze/],
     [{ limits: { files: 0 } }, /option limits.files must be a positive integer; got 0/],
+    [{ limits: { bodyDepth: 0 } }, /option limits.bodyDepth must be a positive integer; got 0/],
+    [{ limits: { bodyDepth: 2.5 } }, /option limits.bodyDepth must be a positive integer; got 2.5/],
     [{ uploads: { tempDir: 'relative/dir' } }, /option uploads.tempDir must be an absolute directory path/],
     [{ uploads: { memoryThreshold: -5 } }, /option uploads.memoryThreshold/],
     [{ proxyHops: -1 }, /option proxyHops must be a whole number of proxies/],
@@ -64,6 +66,10 @@ describe('resolveOptions()', () => {
     [{ requestIdHeader: 'x request id' }, /option requestIdHeader must be a header name/],
     [{ maxRunMs: -1 }, /option maxRunMs must be a number of milliseconds, 0 or Infinity/],
     [{ bodyTimeoutMs: 0 }, /option bodyTimeoutMs must be a positive number of milliseconds/],
+    [{ minBodyRate: true }, /option minBodyRate must be an object \{ bytesPerSecond, graceMs \} or false; got true/],
+    [{ minBodyRate: { bytesPerSecond: 0 } }, /option minBodyRate.bytesPerSecond must be a positive number of bytes per second; got 0/],
+    [{ minBodyRate: { graceMs: Infinity } }, /option minBodyRate.graceMs must be a positive number of milliseconds/],
+    [{ minBodyRate: { rate: 1 } }, /unknown option minBodyRate.rate/],
     [{ uploads: { tempDir: join(A_FILE, 'uploads') } }, /option uploads.tempDir must be a directory this process can create and write/],
     [[], /option options must be an object/],
   ] as const) {
@@ -77,6 +83,9 @@ describe('options for living in a host', () => {
   it('defaults the logger, the request id header, the run limit and the body timeout', () => {
     const options = resolveOptions();
     expect(options).to.deep.include({ requestIdHeader: 'x-request-id', maxRunMs: 600_000, bodyTimeoutMs: 30_000 });
+    expect(options.minBodyRate).to.deep.equal({ bytesPerSecond: 500, graceMs: 10_000 });
+    expect(resolveOptions({ minBodyRate: { graceMs: 20_000 } }).minBodyRate).to.deep.equal({ bytesPerSecond: 500, graceMs: 20_000 });
+    expect(resolveOptions({ minBodyRate: false }).minBodyRate).to.equal(undefined);
     expect(resolveOptions({ maxRunMs: 0 }).maxRunMs).to.equal(Infinity);
     expect(resolveOptions({ requestIdHeader: 'X-Correlation-Id' }).requestIdHeader).to.equal('x-correlation-id');
   });

@@ -96,7 +96,9 @@ export function describeSettings(options: DescribeWebhooksOptions): DocumentSett
     invalid('productionPrefix', 'a non-empty path of URL-safe segments such as "webhook"', given.productionPrefix);
   }
   const status = given.timeoutStatus ?? 524;
-  if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599) invalid('timeoutStatus', 'an HTTP error status from 400 to 599', status);
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599 || status === 401 || status === 407) {
+    invalid('timeoutStatus', 'an HTTP error status from 400 to 599 other than 401 and 407 (they need an authentication challenge)', status);
+  }
   if (given.credentials !== undefined && typeof given.credentials !== 'function') invalid('credentials', 'a function', given.credentials);
   const baseUrl = baseUrlOf(given.baseUrl);
   // A base URL that names the prefix already (`…/automation/webhook`) is where the addresses start: paths follow it.

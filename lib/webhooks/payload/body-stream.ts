@@ -1,14 +1,14 @@
 /**
  * The request body as a stream of its decoded bytes that this stage owns: `Content-Encoding: gzip`, `deflate` and
  * `br` are inflated here, so every parser and every limit downstream counts inflated bytes (no zip bombs past a
- * limit). A client that hangs up, or sends nothing for `bodyTimeoutMs`, ends the stream with a coded error; the
- * request itself is never destroyed, so the error can still be answered on its connection.
+ * limit). A client that hangs up, sends nothing for `bodyTimeoutMs` or trickles below `minBodyRate` ends the stream
+ * with a coded error; the request itself is never destroyed, so the error can still be answered on its connection.
  */
 import type { IncomingMessage } from 'node:http';
 import { Readable, type Duplex } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { WebhookError } from '../errors.js';
-import { aborted, callerGone, watchRequest } from './request-watch.js';
+import { aborted, callerGone, watchRequest, type BodyPace } from './request-watch.js';
 
 const INFLATERS: Record<string, () => Duplex> = {
   gzip: createGunzip,
@@ -27,7 +27,7 @@ export interface BodyStream {
   close(failed: boolean): void;
 }
 
-export function openBodyStream(req: IncomingMessage, timeoutMs: number): BodyStream {
+export function openBodyStream(req: IncomingMessage, pace: BodyPace): BodyStream {
   if (callerGone(req)) throw aborted();
   const encoding = contentEncoding(req);
   const inflater = encoding === 'identity' || encoding === '' ? undefined : INFLATERS[encoding];
@@ -39,7 +39,7 @@ export function openBodyStream(req: IncomingMessage, timeoutMs: number): BodyStr
   const body = encoding === 'identity' || encoding === '' ? relay(req) : (inflater as () => Duplex)();
   // Parsers listen for errors themselves; this only keeps an error nobody waits for any more from crashing.
   body.on('error', () => undefined);
-  const stop = watchRequest(req, timeoutMs, (error) => {
+  const stop = watchRequest(req, pace, (error) => {
     if (!(body instanceof Relay)) req.unpipe(body);
     body.destroy(error);
     // The rest of the body is read and dropped: the error answer can then go out on this connection.

@@ -11,19 +11,21 @@ import type { BinaryData, VerifiedSignature } from '../types.js';
 import type { WebhookLogger } from '../logger.js';
 import { describeBinary } from './binary-meta.js';
 import { contentEncoding, openBodyStream } from './body-stream.js';
+import { nestsDeeper, tooDeep } from './depth.js';
 import { isJsonType, parseContentType, type ContentType } from './content-type.js';
 import { parseFormBody } from './form.js';
 import { parseJsonBody } from './json.js';
 import { limitError, type PayloadLimits } from './limits.js';
 import { readBody } from './read-body.js';
 import { readRequestBytes } from './request-bytes.js';
-import { aborted, callerGone } from './request-watch.js';
+import { aborted, callerGone, type BodyPace } from './request-watch.js';
 import { parseStream, parseUploadFromRequest } from './streamed.js';
 import { TempFiles } from './temp-files.js';
 import { decodeText } from './text.js';
 import { isXmlType, parseXmlBody } from './xml.js';
 
 export type { PayloadLimits } from './limits.js';
+export { bodyPace } from './request-watch.js';
 
 export interface Payload {
   body: unknown;
@@ -40,8 +42,8 @@ export interface PayloadSettings {
   tempDir: string;
   /** Bytes of a call's files that may stay in memory before they go to disk. */
   memoryThreshold: number;
-  /** A body that sends no bytes for this long is answered 408 BODY_TIMEOUT. */
-  bodyTimeoutMs: number;
+  /** How a body must keep coming: a stall is 408 BODY_TIMEOUT, a trickle below the minimum rate 408 BODY_TOO_SLOW. */
+  pace: BodyPace;
   /** Where the payload stage reports what the caller cannot be told (e.g. a raw body a host parser consumed). */
   logger: WebhookLogger;
 }
@@ -107,6 +109,8 @@ function alreadyParsed(req: IncomingMessage, shared: PayloadSettings, node: Node
   const host = req as IncomingMessage & { body?: unknown; _body?: boolean; rawBody?: unknown; originalUrl?: string };
   if (host._body !== true && !req.readableEnded) return undefined;
   const body = host.body ?? {};
+  // The host's parser nests as deep as the body does: held to the same bound as ours, before anything walks it.
+  if (nestsDeeper(body, shared.limits.bodyDepth)) throw tooDeep(shared.limits.bodyDepth);
   if (!node.rawBody && !node.binaryData) return { body, cleanup: noCleanup };
   if (Buffer.isBuffer(host.rawBody)) {
     const mimeType = parseContentType(req.headers['content-type']).mediaType || 'application/octet-stream';
@@ -171,12 +175,12 @@ function readWholeBody(req: IncomingMessage, shared: PayloadSettings): Promise<B
   // Not async: the uncompressed body (nearly every call) is the reader's own promise, with no wrapper around it.
   if (contentEncoding(req) !== 'identity') return readInflated(req, shared, tooLarge);
   if (Number(req.headers['content-length'] ?? 0) > limits.bodySize) return Promise.reject(tooLarge());
-  return readRequestBytes(req, limits.bodySize, tooLarge, shared.bodyTimeoutMs);
+  return readRequestBytes(req, limits.bodySize, tooLarge, shared.pace);
 }
 
 async function readInflated(req: IncomingMessage, shared: PayloadSettings, tooLarge: () => WebhookError): Promise<Buffer> {
   const { limits } = shared;
-  const source = openBodyStream(req, shared.bodyTimeoutMs);
+  const source = openBodyStream(req, shared.pace);
   let failed = true;
   try {
     const bytes = await readBody(source.stream, limits.bodySize, tooLarge);
@@ -233,9 +237,9 @@ async function parseSigned(req: IncomingMessage, shared: PayloadSettings, node: 
 
 function parseBuffered(kind: Kind, bytes: Buffer, contentType: ContentType, limits: PayloadLimits): unknown {
   switch (kind) {
-    case 'json': return parseJsonBody(bytes, contentType.charset);
+    case 'json': return parseJsonBody(bytes, contentType.charset, limits.bodyDepth);
     case 'form': return parseFormBody(bytes, contentType.charset, limits.fields, () => limitError('LIMIT_FIELD_COUNT', limits));
-    case 'xml': return parseXmlBody(bytes, contentType.charset);
+    case 'xml': return parseXmlBody(bytes, contentType.charset, limits.bodyDepth);
     default: return decodeText(bytes, contentType.charset);
   }
 }
@@ -269,7 +273,7 @@ function parseBody(
 
 /** A compressed body, or one no parser understands: through the body stream, which inflates and watches it. */
 async function parseBodyStream(req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions, type: BodyType, tempFiles: TempFiles): Promise<Parsed> {
-  const source = openBodyStream(req, shared.bodyTimeoutMs);
+  const source = openBodyStream(req, shared.pace);
   let failed = true;
   try {
     const parsed = await parseStream(req, source.stream, type, shared, node, tempFiles);

@@ -15,6 +15,8 @@ export interface PayloadLimits {
   parts: number;
   fieldSize: number;
   fieldNameSize: number;
+  /** Levels of JSON arrays and objects, or XML elements, a body may nest (BODY_TOO_DEEP, 400, past it). */
+  bodyDepth: number;
 }
 
 const OPTION_OF: Partial<Record<WebhookErrorCode, keyof PayloadLimits>> = {

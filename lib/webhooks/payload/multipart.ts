@@ -12,7 +12,7 @@ import { addField, type Fields } from './fields.js';
 import { collectFile, type MemoryBudget } from './file-sink.js';
 import { limitError, type PayloadLimits } from './limits.js';
 import { nameUploadedFiles, type UploadedFile } from './file-names.js';
-import { watchRequest } from './request-watch.js';
+import { watchRequest, type BodyPace } from './request-watch.js';
 import type { TempFiles } from './temp-files.js';
 
 export interface MultipartSettings {
@@ -25,9 +25,9 @@ export interface MultipartSettings {
   reserved: ReadonlySet<string>;
   /**
    * Set when `stream` is the request itself (an uncompressed body, piped into busboy as it comes): the parser then
-   * watches it for a hang-up and for a stall of this many ms.
+   * watches it for a hang-up, a stall and a trickle, as this says.
    */
-  requestTimeoutMs?: number;
+  requestPace?: BodyPace | undefined;
 }
 
 export interface MultipartResult {
@@ -81,7 +81,7 @@ export function parseMultipart(headers: IncomingHttpHeaders, stream: Readable, s
       else void Promise.allSettled(sinks).then(() => reject(error));
     };
     const overLimit = (code: WebhookErrorCode) => () => fail(limitError(code, limits));
-    const unwatch = settings.requestTimeoutMs === undefined ? undefined : watchRequest(stream as IncomingMessage, settings.requestTimeoutMs, fail);
+    const unwatch = settings.requestPace === undefined ? undefined : watchRequest(stream as IncomingMessage, settings.requestPace, fail);
     const done = (): void => {
       if (failed || !parsed || open.size > 0) return;
       const sent = files.filter((file) => file !== undefined);

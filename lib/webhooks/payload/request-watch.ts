@@ -1,13 +1,39 @@
 /**
  * The watch on a request while its body is read: a caller that hangs up is BODY_ABORTED, a body that sends nothing
- * for `timeoutMs` while we wait for it is BODY_TIMEOUT. Every body reader uses it (busboy reading the request
- * straight, the inflating or raw body stream); the request itself is never destroyed, so the error can still be
- * answered on its connection. Progress is read from the socket's byte count at each tick of the shared sweep
- * rather than from a listener on every chunk, which is most of what a watch would cost an upload.
+ * for `idleMs` while we wait for it is BODY_TIMEOUT, and one that trickles in below the minimum rate is BODY_TOO_SLOW.
+ * Every body reader uses it (busboy reading the request straight, the inflating or raw body stream); the request
+ * itself is never destroyed, so the error can still be answered on its connection. Progress is read from the
+ * socket's byte count at each tick of the shared sweep rather than from a listener on every chunk, which is most of
+ * what a watch would cost an upload.
  */
 import type { IncomingMessage } from 'node:http';
 import { WebhookError } from '../errors.js';
-import { watchStall, type Reading } from './stall-sweep.js';
+import { watchBody, type Reading } from './body-sweep.js';
+
+/**
+ * Apache mod_reqtimeout's `MinRate`, measured on the wire: a body may take `graceMs`, and one second more for every
+ * `bytesPerSecond` bytes it has sent.
+ */
+export interface MinBodyRate {
+  bytesPerSecond: number;
+  graceMs: number;
+}
+
+/** How a body must keep coming; built once, at the factory. */
+export interface BodyPace {
+  idleMs: number;
+  /** Undefined: no minimum rate. */
+  minRate: MinBodyRate | undefined;
+  /** The sweep's tick: a limit is noticed at most a tick after it passes. */
+  sweepMs: number;
+}
+
+export function bodyPace(idleMs: number, minRate: MinBodyRate | undefined): BodyPace {
+  // A quarter of the shortest limit, at most a second: a breach is answered soon after it is due, and a second's
+  // tick costs nothing noticeable however many bodies are being read.
+  const shortest = Math.min(idleMs, minRate?.graceMs ?? Infinity);
+  return Object.freeze({ idleMs, minRate: minRate === undefined ? undefined : Object.freeze({ ...minRate }), sweepMs: Math.max(10, Math.min(1000, shortest / 4)) });
+}
 
 export const aborted = (cause?: unknown): WebhookError =>
   new WebhookError('BODY_ABORTED', 'The request body was aborted before it was complete.', { cause });
@@ -20,6 +46,15 @@ export function stalled(ms: number): WebhookError {
   });
 }
 
+/** As a stalled body, the rest of a trickling one is not waited for: the answer closes the connection. */
+export function tooSlow(rate: MinBodyRate): WebhookError {
+  return new WebhookError('BODY_TOO_SLOW', `The request body arrived too slowly: after the first ${rate.graceMs} ms, a body must `
+    + `keep coming at ${rate.bytesPerSecond} bytes per second on average.`, {
+    hint: 'Send the body at the speed of the connection, or lower the middleware option minBodyRate (false turns it off).',
+    headers: { connection: 'close' },
+  });
+}
+
 /**
  * Earlier stages are async: a caller may have gone while they ran, and a destroyed request emits nothing more, so
  * a reader must not start waiting for it.
@@ -28,25 +63,58 @@ export function callerGone(req: IncomingMessage): boolean {
   return req.destroyed && !req.readableEnded;
 }
 
+/** One body's progress, looked at by the shared sweep. A class: its fields change at every tick. */
+class BodyReading implements Reading {
+  readonly #req: IncomingMessage;
+  readonly #pace: BodyPace;
+  /** The minimum rate, where the request has a socket that counts bytes (a request made up in a test may not). */
+  readonly #minRate: MinBodyRate | undefined;
+  readonly #end: (error: WebhookError) => void;
+  readonly #startedAt: number;
+  readonly #firstByte: number;
+  #bytesRead: number;
+  #lastByte: number;
+  #lastTick: number;
+  /** Time the body was held back by us (backpressure from a slow disk or parser): it is not the caller's. */
+  #heldMs = 0;
+
+  constructor(req: IncomingMessage, pace: BodyPace, end: (error: WebhookError) => void) {
+    this.#req = req;
+    this.#pace = pace;
+    this.#end = end;
+    this.#startedAt = this.#lastByte = this.#lastTick = Date.now();
+    this.#firstByte = this.#bytesRead = req.socket?.bytesRead ?? 0;
+    this.#minRate = typeof req.socket?.bytesRead === 'number' ? pace.minRate : undefined;
+  }
+
+  tick(now: number): void {
+    const read = this.#req.socket?.bytesRead ?? 0;
+    const held = this.#req.isPaused();
+    if (read !== this.#bytesRead || held) {
+      this.#bytesRead = read;
+      this.#lastByte = now;
+    }
+    if (held) this.#heldMs += now - this.#lastTick;
+    this.#lastTick = now;
+    const pace = this.#pace;
+    if (now - this.#lastByte >= pace.idleMs) {
+      this.#end(stalled(pace.idleMs));
+      return;
+    }
+    const rate = this.#minRate;
+    if (rate === undefined) return;
+    // Past the grace, every bytesPerSecond bytes sent buy a second: without a division, bytes sent < rate × time over.
+    const over = now - this.#startedAt - this.#heldMs - rate.graceMs;
+    if (over > 0 && (read - this.#firstByte) * 1000 < over * rate.bytesPerSecond) this.#end(tooSlow(rate));
+  }
+}
+
 /**
- * Calls `fail` once if the body stalls or its caller goes before it ends, else `ended` once the body is in; the
- * returned function ends the watch early.
+ * Calls `fail` once if the body stalls, trickles below the minimum rate or its caller goes before it ends, else
+ * `ended` once the body is in; the returned function ends the watch early.
  */
-export function watchRequest(req: IncomingMessage, timeoutMs: number, fail: (error: WebhookError) => void, ended?: () => void): () => void {
-  let bytesRead = req.socket?.bytesRead ?? 0;
-  const reading: Reading = {
-    lastByte: Date.now(),
-    refresh(now) {
-      const read = req.socket?.bytesRead ?? 0;
-      // Paused by backpressure (a slow disk or parser), the caller is waiting for us, not stalling.
-      if (read !== bytesRead || req.isPaused()) {
-        bytesRead = read;
-        this.lastByte = now;
-      }
-    },
-    stall: () => end(stalled(timeoutMs)),
-  };
-  const unwatch = watchStall(timeoutMs, reading);
+export function watchRequest(req: IncomingMessage, pace: BodyPace, fail: (error: WebhookError) => void, ended?: () => void): () => void {
+  const unwatch = watchBody(pace.sweepMs, new BodyReading(req, pace, (error) => end(error)));
   let stopped = false;
   // No 'error' listener: a request emits 'error' only to listeners it has, and every hang-up or failure of the
   // connection also closes it before it is complete.

@@ -14,17 +14,18 @@ import { collectFile, MemoryBudget } from './file-sink.js';
 import type { BodyType, NodePayloadOptions, Parsed, PayloadSettings } from './index.js';
 import { limitError } from './limits.js';
 import { parseMultipart, type MultipartSettings } from './multipart.js';
+import type { BodyPace } from './request-watch.js';
 import type { TempFiles } from './temp-files.js';
 
 /** No binary name taken before the uploaded files are named (all but a rawBody node). */
 const NONE_RESERVED: ReadonlySet<string> = new Set();
 
 function multipartSettings(
-  shared: PayloadSettings, node: NodePayloadOptions, tempFiles: TempFiles, reserved: ReadonlySet<string>, requestTimeoutMs?: number,
+  shared: PayloadSettings, node: NodePayloadOptions, tempFiles: TempFiles, reserved: ReadonlySet<string>, requestPace?: BodyPace,
 ): MultipartSettings {
   return {
     limits: shared.limits, budget: new MemoryBudget(shared.memoryThreshold), tempFiles, binaryPropertyName: node.binaryPropertyName, reserved,
-    requestTimeoutMs,
+    requestPace,
   };
 }
 
@@ -53,5 +54,5 @@ export async function parseStream(req: IncomingMessage, stream: Readable, type: 
 
 /** An uncompressed upload, piped from the request straight into busboy, which watches the request itself. */
 export function parseUploadFromRequest(req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions, tempFiles: TempFiles): Promise<Parsed> {
-  return parseMultipart(req.headers, req, multipartSettings(shared, node, tempFiles, NONE_RESERVED, shared.bodyTimeoutMs));
+  return parseMultipart(req.headers, req, multipartSettings(shared, node, tempFiles, NONE_RESERVED, shared.pace));
 }

@@ -42,12 +42,14 @@ const PATHS = [
 /** Waits the fuzz server holds (suspended runs): their ids, signed with FUZZ_SECRET; the second takes a suffix. */
 export const FUZZ_SECRET = 'fuzz-waiting-secret-of-32-characters-or-more';
 export const FUZZ_WAITS = ['AAAAAAAAAAAAAAAAAAAAA0', 'AAAAAAAAAAAAAAAAAAAAA1', 'AAAAAAAAAAAAAAAAAAAAA2'];
-const SIGNED = FUZZ_WAITS.map((waitId) => ({ waitId, signature: signWait(Buffer.from(FUZZ_SECRET), waitId) }));
+const SIGNED = FUZZ_WAITS.map((waitId) => ({ waitId, signature: signWait(Buffer.from(FUZZ_SECRET), waitId, '') }));
+/** The second wait's address with its suffix, signed for it; its suffix-less signature must open nothing. */
+const APPROVE_SIGNATURE = signWait(Buffer.from(FUZZ_SECRET), FUZZ_WAITS[1] as string, 'approve');
 const waiting = (rest: string): string => `/hooks/webhook-waiting/${rest}`;
 /** Resume addresses with their right signature: the only ones that may resume a run. */
 const RIGHTLY_SIGNED = new Set([
   ...SIGNED.map(({ waitId, signature }) => waiting(`${waitId}?signature=${signature}`)),
-  waiting(`${SIGNED[1]?.waitId}/approve?signature=${SIGNED[1]?.signature}`),
+  waiting(`${SIGNED[1]?.waitId}/approve?signature=${APPROVE_SIGNATURE}`),
 ]);
 const WAITING_PATHS = [
   ...RIGHTLY_SIGNED,
@@ -56,7 +58,9 @@ const WAITING_PATHS = [
     waiting(`${waitId}?signature=${signature}&signature=${signature}`), waiting(`${waitId}/approve/%2e%2e?signature=${signature}`),
     waiting(`${waitId}/%zz?signature=${signature}`), waiting(`${waitId.toLowerCase()}?signature=${signature}`),
     waiting(`${waitId}?signature=${signature.toLowerCase()}`), waiting(`${waitId}/reject?signature=${signature}`),
+    waiting(`${waitId}/approve?signature=${signature}`),
   ]),
+  waiting(`${SIGNED[1]?.waitId}/reject?signature=${APPROVE_SIGNATURE}`),
   waiting('not-an-id?signature=x'), waiting(''), waiting(`${'A'.repeat(4000)}?signature=${'B'.repeat(43)}`), waiting('%00?signature=a'),
 ];
 const TYPES = ['application/json', 'multipart/form-data; boundary=B', 'multipart/form-data; boundary=B', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=B', 'multipart/form-data', 'text/plain',

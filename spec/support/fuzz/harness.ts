@@ -67,6 +67,8 @@ export async function startFuzzServer(tempDir: string): Promise<FuzzServer> {
 export interface Exchange {
   request: FuzzRequest;
   status: number | undefined;
+  /** The answer's status line and headers. */
+  head: string;
   body: string;
   method: string;
   ms: number;
@@ -84,7 +86,7 @@ function exchange(port: number, request: FuzzRequest, boundMs: number): Promise<
       const [head = '', ...rest] = text.split('\r\n\r\n');
       const length = /\r\ncontent-length: (\d+)/i.exec(head)?.[1];
       const body = rest.join('\r\n\r\n');
-      resolve({ request, status: status === undefined ? undefined : Number(status), body: length === undefined ? body : body.slice(0, Number(length)), method: request.bytes.toString('latin1', 0, 8).split(' ')[0] ?? '', ms: performance.now() - started });
+      resolve({ request, status: status === undefined ? undefined : Number(status), head, body: length === undefined ? body : body.slice(0, Number(length)), method: request.bytes.toString('latin1', 0, 8).split(' ')[0] ?? '', ms: performance.now() - started });
     };
     const timer = setTimeout(() => { socket.destroy(); done(); }, boundMs);
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -133,6 +135,7 @@ function check(result: Exchange, server: FuzzServer, report: FuzzReport, bound: 
   if (status >= 500) say(`answered ${status}: ${result.body.slice(0, 200)}`);
   if (status >= 400 && server.executed.has(request.id)) say(`refused with ${status} but the workflow ran`);
   if (server.resumed.has(request.id) && !request.rightlySigned) say('resumed a waiting run without the right signature');
+  if (status === 401 && !/\r\nwww-authenticate: ?\S/i.test(result.head)) say('answered 401 without a WWW-Authenticate challenge');
   if (status >= 400 && result.method !== 'HEAD') {
     try {
       const parsed = JSON.parse(result.body) as { code?: unknown };

@@ -106,7 +106,7 @@ for (const host of HOSTS) {
       ['a raw binary body', { 'content-type': 'application/octet-stream' }, ['one ', 'two ', 'three ', 'four ', 'five']],
     ];
     for (const [label, headers, parts] of slowBodies) {
-      it(`lets ${label} through whose bytes keep coming, however long it takes in total`, async () => {
+      it(`lets ${label} through whose bytes keep coming, though it takes longer than bodyTimeoutMs in total`, async () => {
         const answer = await stallingClient(port, headers, Buffer.byteLength(parts.join('')), parts, TIMEOUT_MS / 3);
         expect(answer.status).to.equal(200);
         expect(answer.afterMs).to.be.greaterThan(TIMEOUT_MS);

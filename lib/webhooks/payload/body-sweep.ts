@@ -1,0 +1,41 @@
+/**
+ * One sweep per tick length, shared by every body being read (whole bodies, uploads, inflated and raw binary
+ * bodies), instead of a timer per call: at each tick each body looks at its progress and ends itself when it has
+ * stalled or fallen below the minimum rate. Nothing of a call stays here once its body is in.
+ */
+
+/** A body being read: looks at its progress at each tick. */
+export interface Reading {
+  tick(now: number): void;
+}
+
+/**
+ * A sweep stops at the first tick that finds nothing being read (not at once, so that back-to-back calls do not
+ * restart it).
+ */
+const sweeps = new Map<number, { readings: Set<Reading>; timer: NodeJS.Timeout }>();
+
+/** Ticks `reading` every `intervalMs` until the returned function is called. */
+export function watchBody(intervalMs: number, reading: Reading): () => void {
+  let sweep = sweeps.get(intervalMs);
+  if (sweep === undefined) {
+    const readings = new Set<Reading>();
+    const timer = setInterval(() => {
+      if (readings.size === 0) {
+        clearInterval(timer);
+        sweeps.delete(intervalMs);
+        return;
+      }
+      const now = Date.now();
+      for (const each of readings) each.tick(now);
+    }, intervalMs);
+    timer.unref();
+    sweep = { readings, timer };
+    sweeps.set(intervalMs, sweep);
+  }
+  const { readings } = sweep;
+  readings.add(reading);
+  return () => {
+    readings.delete(reading);
+  };
+}

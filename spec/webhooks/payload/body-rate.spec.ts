@@ -1,0 +1,137 @@
+import { connect } from 'node:net';
+import { expect } from 'chai';
+import request from 'supertest';
+import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookMiddlewareOptions } from '../../../lib/index.js';
+import { BASE, HOSTS } from '../../support/apps.js';
+import { listen } from '../../support/raw-http.js';
+import { eventually, filesUnder, makeTempDir, type TempDir } from '../../support/temp-dir.js';
+import { workflow } from '../../support/workflows.js';
+
+const host = HOSTS[0] as (typeof HOSTS)[number];
+/** Low enough for a quick spec: 200 ms of grace, then 1000 bytes a second. */
+const LOW_RATE = { bytesPerSecond: 1000, graceMs: 200 };
+
+interface Answer { status: number; head: string; body: { code?: string; message?: string } }
+
+interface Trickle {
+  /** The first answer the server writes. */
+  answer: Promise<Answer>;
+  /** Settles once the server has closed the connection. */
+  closed: Promise<void>;
+  stop(): void;
+}
+
+/**
+ * A client on a raw socket: it sends the head and the first `first` bytes of `body`, then `slice` bytes every
+ * `everyMs` until the body is sent or the connection is closed.
+ */
+function trickle(port: number, headers: Record<string, string>, body: string, pace: { first: number; slice: number; everyMs: number }): Trickle {
+  const bytes = Buffer.from(body);
+  const socket = connect(port, '127.0.0.1');
+  let sent = 0;
+  const write = (count: number): void => {
+    if (sent >= bytes.length || socket.destroyed) return;
+    socket.write(bytes.subarray(sent, sent + count));
+    sent += count;
+  };
+  const timer = setInterval(() => write(pace.slice), pace.everyMs);
+  const closed = new Promise<void>((resolve) => socket.on('close', () => { clearInterval(timer); resolve(); }));
+  const answer = new Promise<Answer>((resolve, reject) => {
+    const received: Buffer[] = [];
+    socket.on('error', reject);
+    socket.on('data', (chunk: Buffer) => {
+      received.push(chunk);
+      const text = Buffer.concat(received).toString();
+      const split = text.indexOf('\r\n\r\n');
+      if (split < 0) return;
+      // Error answers carry a content-length; an empty 200 is sent chunked.
+      const declared = /content-length: (\d+)/i.exec(text.slice(0, split));
+      const rest = text.slice(split + 4);
+      if (declared === null ? !text.endsWith('0\r\n\r\n') : Buffer.byteLength(rest) < Number(declared[1])) return;
+      resolve({ status: Number(text.slice(9, 12)), head: text.slice(0, split), body: declared === null || rest === '' ? {} : JSON.parse(rest) as Answer['body'] });
+    });
+  });
+  const head = Object.entries({ ...headers, host: '127.0.0.1', 'content-length': String(bytes.length) }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.write(`POST ${BASE}/webhook/in HTTP/1.1\r\n${head}\r\n`);
+  write(pace.first);
+  return { answer, closed, stop: () => { clearInterval(timer); socket.destroy(); } };
+}
+
+/** Ten bytes every 50 ms: 200 bytes a second, a fifth of LOW_RATE. */
+const TEN_BYTES = { first: 10, slice: 10, everyMs: 50 };
+
+describe(`a request body trickled below the minimum rate (${host.name}, real sockets)`, () => {
+  let temp: TempDir;
+  let calls: number;
+  let close: () => Promise<void>;
+  let port: number;
+  let client: Trickle | undefined;
+  let watch: NodeJS.Timeout | undefined;
+
+  async function start(options: WebhookMiddlewareOptions): Promise<void> {
+    const registry = new MemoryWebhookRegistry();
+    await registry.activate(workflow('wf', { path: 'in', httpMethod: 'POST', responseMode: 'lastNode', responseData: 'noData' }));
+    const app = host.build(createWebhookMiddleware(registry, async () => { calls += 1; return { items: [] }; }, {
+      uploads: { tempDir: temp.path, memoryThreshold: 0 }, ...options,
+    }));
+    ({ close, port } = await listen(app));
+  }
+
+  beforeEach(() => { temp = makeTempDir(); calls = 0; client = undefined; });
+  afterEach(async () => { clearInterval(watch); client?.stop(); await close(); temp.remove(); });
+
+  /** Expects the answer 408 BODY_TOO_SLOW stating the rule, on a connection the server then closes. */
+  async function expectTooSlow(trickling: Trickle): Promise<void> {
+    const answer = await trickling.answer;
+    expect([answer.status, answer.body.code]).to.deep.equal([408, 'BODY_TOO_SLOW']);
+    expect(answer.body.message).to.equal('The request body arrived too slowly: after the first 200 ms, a body must keep coming at 1000 bytes per second on average.');
+    expect(answer.head).to.match(/\r\nconnection: close\r\n/i);
+    // The rest of the body is not waited for: the server hangs up while the client is still sending.
+    await trickling.closed;
+    expect(calls).to.equal(0);
+  }
+
+  it('answers a JSON body sent ten bytes at a time 408 BODY_TOO_SLOW and closes the connection', async () => {
+    await start({ minBodyRate: LOW_RATE });
+    client = trickle(port, { 'content-type': 'application/json' }, JSON.stringify({ note: 'x'.repeat(10_000) }), TEN_BYTES);
+    await expectTooSlow(client);
+  });
+
+  it('answers a raw binary body that trickles 408 BODY_TOO_SLOW', async () => {
+    await start({ minBodyRate: LOW_RATE });
+    client = trickle(port, { 'content-type': 'application/octet-stream' }, 'y'.repeat(10_000), TEN_BYTES);
+    await expectTooSlow(client);
+    await eventually(() => temp.files().length === 0);
+  });
+
+  it('answers a multipart upload going to disk that trickles 408 BODY_TOO_SLOW, and removes its temp file', async () => {
+    await start({ minBodyRate: LOW_RATE });
+    let sawFile = false;
+    watch = setInterval(() => { sawFile ||= filesUnder(temp.path).length > 0; }, 5);
+    const head = '--B\r\nContent-Disposition: form-data; name="scan"; filename="scan.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4';
+    client = trickle(port, { 'content-type': 'multipart/form-data; boundary=B' }, `${head}${'z'.repeat(100_000)}\r\n--B--\r\n`, { ...TEN_BYTES, first: head.length });
+    await expectTooSlow(client);
+    clearInterval(watch);
+    expect(sawFile).to.equal(true);
+    // The directory the middleware writes to: the call's own directory inside it goes too.
+    await eventually(() => temp.files().length === 0);
+  });
+
+  it('lets a body through that keeps above the rate, though it takes longer than the grace', async () => {
+    await start({ minBodyRate: LOW_RATE });
+    // 200 bytes every 50 ms, four times the rate, for about 600 ms.
+    client = trickle(port, { 'content-type': 'application/json' }, JSON.stringify({ note: 'n'.repeat(2400) }), { first: 200, slice: 200, everyMs: 50 });
+    expect((await client.answer).status).to.equal(200);
+    expect(calls).to.equal(1);
+  });
+
+  it('lets a normal body through with the default rate, and turns the rate off with false', async () => {
+    await start({});
+    const big = { rows: Array.from({ length: 20_000 }, (_, index) => ({ index, name: `row ${index}` })) };
+    expect((await request(`http://127.0.0.1:${port}`).post(`${BASE}/webhook/in`).send(big)).status).to.equal(200);
+    await close();
+    await start({ minBodyRate: false });
+    expect((await request(`http://127.0.0.1:${port}`).post(`${BASE}/webhook/in`).send({ a: 1 })).status).to.equal(200);
+    expect(calls).to.equal(2);
+  });
+});
