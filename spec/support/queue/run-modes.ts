@@ -20,6 +20,11 @@ export interface RunMode {
   executor(executor: WebhookExecutor): WebhookExecutor;
   /** Resolves once every run handed off so far has ended (an onReceived run goes on after its answer). */
   settled(): Promise<void>;
+  /**
+   * Where a run's files wait between the worker and the web side in queue mode (the binary store's directory): a
+   * file answer is streamed from the copy there, not from the file the workflow named. Undefined in process.
+   */
+  readonly binaryDirectory: string | undefined;
 }
 
 const SILENT = { error: (): void => undefined, warn: (): void => undefined };
@@ -29,7 +34,9 @@ let url = '';
 // One server for the run, stopped with it (a root hook: registered outside any describe).
 after(async () => { await (await server)?.stop(); });
 
-const IN_PROCESS: RunMode = { suffix: '', queued: false, hooks: () => undefined, executor: (executor) => executor, settled: () => Promise.resolve() };
+const IN_PROCESS: RunMode = {
+  suffix: '', queued: false, hooks: () => undefined, executor: (executor) => executor, settled: () => Promise.resolve(), binaryDirectory: undefined,
+};
 
 function queueMode(): RunMode {
   const closers: (() => Promise<unknown>)[] = [];
@@ -38,6 +45,7 @@ function queueMode(): RunMode {
   return {
     suffix: ' (queue mode)',
     queued: true,
+    get binaryDirectory() { return shared?.path; },
     hooks() {
       before(async () => {
         server ??= RedisServer.start();
