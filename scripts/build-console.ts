@@ -13,7 +13,8 @@ const PAGE_DIR = fileURLToPath(new URL('../lib/console/page/', import.meta.url))
 
 /**
  * The names this build writes: the two entry files, the chunks (the Preview's form renderer, loaded when that section
- * opens, and code it shares), and their source maps. dist/ also holds the tsc build: nothing else there is touched.
+ * opens, and code it shares), and the source maps earlier builds wrote (removed when found). dist/ also holds the
+ * tsc build: nothing else there is touched.
  */
 const OWN_FILE = /^(console\.(js|css)|chunk-[A-Z0-9]{8}\.js)(\.map)?$/;
 
@@ -40,7 +41,8 @@ export async function buildConsolePage(options: { minify?: boolean } = {}): Prom
     // `sideEffects: false` lets esbuild drop them. A Node import that survives fails the check below.
     external: ['node:*'],
     minify: options.minify ?? true,
-    sourcemap: 'linked',
+    // No source map: the package ships none (README, What the package contains); the bundle is built from lib/console/page/.
+    sourcemap: false,
     write: false,
     logLevel: 'silent',
   });

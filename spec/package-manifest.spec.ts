@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import semver from 'semver';
+import { checkPack, PACKED_BUDGET_BYTES } from '../scripts/check-package.js';
 
 /** What the published package.json promises a host: entry points every resolver finds, honest dependencies. */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -41,9 +42,49 @@ describe('package.json', () => {
     }
   });
 
-  it('ships the sources its source maps and declaration maps point to', () => {
-    expect(tsconfig.compilerOptions).to.include({ sourceMap: true, declarationMap: true, rootDir: 'lib' });
-    expect(manifest.files).to.include.members(['dist', 'lib']);
+  it('ships no source maps, so none points to a file it lacks: tsc and the console bundle write none, and lib/ sources stay out', () => {
+    expect(tsconfig.compilerOptions).to.not.have.any.keys('sourceMap', 'declarationMap', 'inlineSourceMap');
+    expect(readFileSync(join(root, 'scripts/build-console.ts'), 'utf8')).to.match(/\bsourcemap: false,/);
+    expect(manifest.files).to.deep.equal(['dist', 'CHANGELOG.md']);
+  });
+
+  it('checks the packed package after every CI build: within 600 kB, every export shipped, no dangling map', () => {
+    expect(PACKED_BUDGET_BYTES).to.equal(600_000);
+    expect((manifest as { scripts?: Record<string, string> }).scripts?.['check:size']).to.equal('node --import tsx scripts/check-package.ts');
+    const ci = readFileSync(join(root, '.ci/run'), 'utf8');
+    expect(ci.indexOf('npm run check:size')).to.be.greaterThan(ci.indexOf('npm run build >'));
+  });
+
+  describe('the packed-package check (scripts/check-package.ts)', () => {
+    const file = (path: string): { path: string; size: number } => ({ path, size: 1 });
+    const exportsMap = { '.': { 'workflow-webhooks-source': './lib/index.ts', types: './dist/index.d.ts', default: './dist/index.js' } };
+    const texts: Record<string, string> = { 'dist/index.js': 'export {};\n', 'dist/index.d.ts': 'export {};\n' };
+    const read = (path: string): string => texts[path] ?? '';
+
+    it('passes a package within budget whose exports are all shipped (the repository-only source condition aside)', () => {
+      expect(checkPack({ size: 420_000, unpackedSize: 1_400_000, files: [file('dist/index.js'), file('dist/index.d.ts')] }, exportsMap, read)).to.deep.equal([]);
+    });
+
+    it('fails above 600 kB packed', () => {
+      expect(checkPack({ size: 892_000, unpackedSize: 3_500_000, files: [file('dist/index.js'), file('dist/index.d.ts')] }, exportsMap, read))
+        .to.deep.equal(['The packed package is 892.0 kB, over the 600 kB budget: see what npm pack --dry-run lists.']);
+    });
+
+    it('fails an export whose file is not shipped', () => {
+      expect(checkPack({ size: 1, unpackedSize: 1, files: [file('dist/index.js')] }, exportsMap, read))
+        .to.deep.equal(['exports["."] names ./dist/index.d.ts, which the package does not contain.']);
+    });
+
+    it('fails a file pointing to a map not shipped, and a map pointing to a source not shipped', () => {
+      const withMaps: Record<string, string> = {
+        ...texts,
+        'dist/index.js': 'export {};\n//# sourceMappingURL=index.js.map\n',
+        'dist/index.d.ts': 'export {};\n//# sourceMappingURL=index.d.ts.map\n',
+        'dist/index.js.map': JSON.stringify({ version: 3, sources: ['../lib/index.ts'], mappings: '' }),
+      };
+      expect(checkPack({ size: 1, unpackedSize: 1, files: ['dist/index.js', 'dist/index.d.ts', 'dist/index.js.map'].map(file) }, exportsMap, (path) => withMaps[path] ?? ''))
+        .to.deep.equal(['dist/index.d.ts points to the source map dist/index.d.ts.map, which the package does not contain.', 'dist/index.js.map points to the source lib/index.ts, which the package does not contain.']);
+    });
   });
 
   it('does not ask for Express: the middleware uses only Node\'s own HTTP API', () => {

@@ -22,10 +22,10 @@ export type ConsoleAuthorize = (req: IncomingMessage, res: ServerResponse) => bo
 export interface ConsoleQueue {
   failed(options?: { start?: number; end?: number }): Promise<{
     jobId: string; state: string; attemptsMade: number; failedReason?: string; storedAt: number; finishedAt?: number;
-    data: { workflowId: string; workflowName?: string; nodeName: string; method: string; callId: string };
+    data: { workflowId: string; workflowName?: string; nodeName: string; method: string; callId: string; responseMode?: string };
   }[]>;
   retry(jobId: string): Promise<boolean>;
-  status(jobId: string): Promise<{ jobId: string; state: string; attemptsMade: number; failedReason?: string } | undefined>;
+  status(jobId: string): Promise<{ jobId: string; state: string; attemptsMade: number; failedReason?: string; finishedAt?: number } | undefined>;
 }
 
 export interface WebhookConsoleOptions {

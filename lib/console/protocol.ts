@@ -158,6 +158,11 @@ export interface RunDto {
   output?: { items: ItemDto[]; hints: ExecutionHintDto[] };
   /** Why the workflow failed, with its cause. */
   error?: string;
+  /**
+   * Set when the node's caller waited for the run (responseMode lastNode) for half the time it may wait or more:
+   * `limitMs` is the middleware's deadline (responseTimeoutMs), 100 s when it has none.
+   */
+  slow?: { waitedMs: number; limitMs: number };
 }
 
 export type ListenState =
@@ -221,6 +226,8 @@ export interface FailedJobDto {
   nodeName: string;
   method: string;
   callId: string;
+  /** The node's response mode when the call came: what its caller was answered (at once, or from the last attempt). */
+  responseMode?: 'onReceived' | 'lastNode' | 'responseNode';
   attemptsMade: number;
   failedReason?: string;
   storedAt: number;
@@ -237,6 +244,8 @@ export interface JobStateDto {
   state: string;
   attemptsMade: number;
   failedReason?: string;
+  /** When its latest attempt ended (epoch ms). */
+  finishedAt?: number;
 }
 
 export interface FindingDto {

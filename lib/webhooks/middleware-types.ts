@@ -34,6 +34,8 @@ export interface WebhookMiddlewareSettings {
   readonly publicUrl: string | undefined;
   /** The OpenAPI document's path below the mount (`/openapi.json`), when the middleware serves one. */
   readonly openApiPath: string | undefined;
+  /** How long a lastNode or responseNode caller may wait, in ms (`responseTimeoutMs`); 0 or Infinity: no deadline. */
+  readonly responseTimeoutMs: number;
   /**
    * The host's credentials resolver (the `credentials` option), so that a tool can name what a node's credential is
    * (a signature's scheme) the way the middleware resolves it; never for its secrets.

@@ -129,6 +129,7 @@ export function createWebhookMiddleware(
     waiting: resolved.waiting.secret !== undefined,
     publicUrl: resolved.publicUrl,
     openApiPath: resolved.openApi?.path,
+    responseTimeoutMs: resolved.deadline.ms,
     credentials: resolved.credentials,
     logger: resolved.logger,
   });

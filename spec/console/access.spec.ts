@@ -62,7 +62,7 @@ for (const host of CONSOLE_HOSTS) {
         const answer = await fetch(`${app.origin}${CONSOLE_BASE}${path}`, { method });
         const text = await answer.text();
         expect(answer.status, `${method} ${path}`).to.equal(403);
-        expect(JSON.parse(text)).to.deep.equal({ code: 'CONSOLE_FORBIDDEN', message: 'You are not allowed to use the webhook console.' });
+        expect(JSON.parse(text)).to.deep.equal({ code: 'CONSOLE_FORBIDDEN', message: 'Access denied.' });
         expect(answer.headers.get('set-cookie'), `${method} ${path}`).to.equal(null);
       }
     });
@@ -73,7 +73,8 @@ for (const host of CONSOLE_HOSTS) {
         const answer = await fetch(`${app.origin}${CONSOLE_BASE}${path}`, { method });
         expect(answer.status, `${method} ${path}`).to.equal(401);
         expect(answer.headers.get('www-authenticate')).to.equal('Basic realm="webhooks"');
-        expect((await answer.json() as { code: string }).code).to.equal('CONSOLE_UNAUTHORIZED');
+        // As README says: the refusal names nothing of the console, its page or its data, beyond its code.
+        expect(await answer.json()).to.deep.equal({ code: 'CONSOLE_UNAUTHORIZED', message: 'Authentication required.' });
       }
     });
 

@@ -3,7 +3,8 @@
  * test address as the console reaches the middleware (the curl line's address, never the Host a caller sent), and
  * the header each node's authentication checks, named through the middleware's credentials resolver as the webhook
  * list names a signed node's scheme. Only that name is kept, never the credential, and it is known before the call
- * comes, so the call's secrets are hidden from its first event on.
+ * comes, so the call's secrets are hidden from its first event on. It also notes which nodes make their caller wait
+ * for the whole run (responseMode lastNode), whose slow test runs the page warns about.
  */
 import { credentialOf } from '../../webhooks/describe/security.js';
 import { WebhookError } from '../../webhooks/errors.js';
@@ -19,6 +20,8 @@ export interface ListenPlan {
   paths: Map<string, string>;
   /** Node name → the header its authentication checks (lower case), when it has one. */
   checked: Map<string, string | undefined>;
+  /** Names of the nodes whose caller waits for the last node's output (responseMode `lastNode`). */
+  callerWaits: Set<string>;
 }
 
 function testWebhooksOf(workflow: WorkflowWebhooks): RegisteredWebhook[] {
@@ -34,11 +37,12 @@ function testWebhooksOf(workflow: WorkflowWebhooks): RegisteredWebhook[] {
 /** `webhookBase`: where the middleware is, as the console that starts the listen reaches it. */
 export async function planListen(workflow: WorkflowWebhooks, settings: WebhookMiddlewareSettings, webhookBase: string): Promise<ListenPlan> {
   const webhooks = testWebhooksOf(workflow);
-  const plan: ListenPlan = { testBase: `${webhookBase}/${settings.testPrefix}`, paths: new Map(), checked: new Map() };
+  const plan: ListenPlan = { testBase: `${webhookBase}/${settings.testPrefix}`, paths: new Map(), checked: new Map(), callerWaits: new Set() };
   const firstOfNode = new Map<string, RegisteredWebhook>();
   for (const webhook of webhooks) {
     plan.paths.set(`${webhook.nodeName} ${webhook.method}`, webhook.path);
     if (!firstOfNode.has(webhook.nodeName)) firstOfNode.set(webhook.nodeName, webhook);
+    if (webhook.parameters.responseMode === 'lastNode') plan.callerWaits.add(webhook.nodeName);
   }
   await Promise.all([...firstOfNode.values()].map(async (webhook) => {
     const credential = webhook.parameters.authentication === 'headerAuth' || webhook.parameters.authentication === 'signatureAuth'

@@ -23,7 +23,9 @@ interface Listen {
   /** The captured call's secrets and address, from its arrival on. */
   view?: CallView;
   files: CapturedFiles;
-  outcome: { output?: ExecutionResult; error?: Error };
+  outcome: { output?: ExecutionResult; error?: Error; waitedMs?: number };
+  /** When the captured call arrived: how long its caller waited is measured from here. */
+  arrivedAt?: number;
   timer?: NodeJS.Timeout;
 }
 
@@ -39,6 +41,10 @@ interface Session {
   current?: Listen;
   wait: WaitDto | null;
 }
+
+/** Without a deadline of the middleware's own, a caller still meets proxies' (Cloudflare's, the hosted offering's): 100 s. */
+const NO_DEADLINE_LIMIT_MS = 100_000;
+const limitOf = (deadlineMs: number): number => (deadlineMs > 0 && Number.isFinite(deadlineMs) ? deadlineMs : NO_DEADLINE_LIMIT_MS);
 
 const secondsLeft = (expiresAt: number): number => Math.max(0, Math.ceil((expiresAt - Date.now()) / 1000));
 
@@ -154,6 +160,7 @@ export class ConsoleListens {
       case 'callArrived': {
         clearTimeout(listen.timer);
         listen.run = event.run;
+        listen.arrivedAt = Date.now();
         const view = this.#viewOf(listen, event.run);
         listen.files = captureFiles(event.run.items, this.#maxFileBytes, view.secrets);
         this.#set(session, listen, { state: 'running', listenId, run: runDto(event.run, listenId, listen.files, view) });
@@ -163,6 +170,7 @@ export class ConsoleListens {
       case 'failed':
         listen.run = event.run;
         listen.outcome = event.type === 'completed' ? { output: event.output } : { error: event.error };
+        if (listen.arrivedAt !== undefined) listen.outcome.waitedMs = Date.now() - listen.arrivedAt;
         this.#set(session, listen, { state: 'running', listenId, run: runDto(event.run, listenId, listen.files, this.#viewOf(listen, event.run), listen.outcome) });
         break;
       case 'ended':
@@ -180,6 +188,8 @@ export class ConsoleListens {
       secrets: callSecrets(run.items, listen.plan.checked.get(run.nodeName)),
       testBase: listen.plan.testBase,
       path: listen.plan.paths.get(`${run.nodeName} ${run.method}`),
+      callerWaits: listen.plan.callerWaits.has(run.nodeName),
+      limitMs: limitOf(this.#settings.responseTimeoutMs),
     };
     return listen.view;
   }

@@ -2,7 +2,8 @@
  * What a test listen captured, as the page shows it: the trigger items (files described with a download address
  * instead of their bytes), the curl line that sends the call again, and the workflow's output, hints or error. All
  * of it passes the core's redaction as one piece, with the secrets of the call, before anything is shown; the curl
- * line is written from the redacted trigger item, so it holds no secret either.
+ * line is written from the redacted trigger item, so it holds no secret either. A run whose caller waited for it
+ * (lastNode) and took half of the time a caller may wait or more is marked slow, for the page's warning.
  */
 import { redactSecrets, type CallSecrets } from '../../webhooks/guards/secrets.js';
 import type { BinaryData, ExecutionResult, Item, WebhookRun } from '../../webhooks/types.js';
@@ -17,7 +18,14 @@ export interface CallView {
   testBase: string;
   /** The node's path template for the call's method. */
   path: string | undefined;
+  /** Whether the node's caller waits for the whole run (responseMode lastNode). */
+  callerWaits: boolean;
+  /** How long a caller may wait: the middleware's deadline (responseTimeoutMs), 100 s when it has none. */
+  limitMs: number;
 }
+
+/** The share of the time a caller may wait from which a test run's wait is worth a warning. */
+const SLOW_SHARE = 0.5;
 
 function binaryOf(entry: BinaryData, download: string | undefined): BinaryDto {
   const { fileName, mimeType, fileType, fileSize, bytes } = entry;
@@ -80,7 +88,8 @@ function errorText(error: Error): string {
 }
 
 export function runDto(
-  run: WebhookRun, listenId: string, files: CapturedFiles, view: CallView, outcome: { output?: ExecutionResult; error?: Error } = {},
+  run: WebhookRun, listenId: string, files: CapturedFiles, view: CallView,
+  outcome: { output?: ExecutionResult; error?: Error; waitedMs?: number } = {},
 ): RunDto {
   const dto: RunDto = {
     callId: run.callId,
@@ -100,6 +109,9 @@ export function runDto(
     };
   }
   if (outcome.error !== undefined) dto.error = errorText(outcome.error);
+  if (view.callerWaits && outcome.waitedMs !== undefined && outcome.waitedMs >= view.limitMs * SLOW_SHARE) {
+    dto.slow = { waitedMs: outcome.waitedMs, limitMs: view.limitMs };
+  }
   const shown = redactSecrets(dto, view.secrets);
   shown.curl = curlOfRun(run.method, shown.trigger[0], view);
   return shown;

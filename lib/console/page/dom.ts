@@ -122,9 +122,18 @@ export function textOf(value: unknown): string {
 
 /**
  * A table in a wrapper of its own that scrolls sideways when the table is wider than the screen, so that the page as
- * a whole never does; the wrapper can take focus, so a keyboard can scroll it too.
+ * a whole never does; the wrapper can take focus, so a keyboard can scroll it too. Each cell carries its column's
+ * name (`data-label`), the rows it holds now and those added later: on a narrow screen the stylesheet shows each row
+ * as a card of labelled cells instead of columns that start off-screen.
  */
 export function scrollTable(label: string, headers: string[], body: HTMLTableSectionElement): HTMLElement {
+  const labelRows = (): void => {
+    for (const row of body.rows) {
+      for (const [index, cell] of [...row.cells].entries()) cell.dataset.label = headers[index] ?? '';
+    }
+  };
+  labelRows();
+  new MutationObserver(labelRows).observe(body, { childList: true });
   return h('div', { class: 'table-wrap', role: 'region', 'aria-label': label, tabindex: 0 },
     h('table', {}, h('caption', { class: 'vh' }, label),
       h('thead', {}, h('tr', {}, ...headers.map((header) => h('th', { scope: 'col' }, header)))), body));

@@ -1,7 +1,8 @@
 /**
  * Run data as formatted, collapsible JSON: every object and array is a <details> the user can fold (open at
  * first, so that what arrived is in view), values are coloured by type, and binary entries are shown by name,
- * type and size with a link that downloads the bytes while the console keeps them, never by their bytes.
+ * type and size with a link that downloads the bytes while the console keeps them, never by their bytes. Only the
+ * files a test call brought are kept (up to a size); an output's files never are, and each label says which rule applied.
  */
 import type { BinaryDto, ItemDto } from '../protocol.js';
 import { h, screenReaderText } from './dom.js';
@@ -36,22 +37,30 @@ function sizeOf(binary: BinaryDto): string {
   return binary.bytes === undefined ? 'size unknown' : `${binary.bytes} B`;
 }
 
+/** Whose items a view shows: the call's (trigger) or the workflow's (output). */
+export type ItemsOf = 'trigger' | 'output';
+
+const NOT_KEPT: Record<ItemsOf, string> = {
+  trigger: 'not kept: larger than the console keeps',
+  output: 'not kept: the console keeps the files a test call brought, never those of the output',
+};
+
 /** `base` is the console's mount path: a binary's download address is relative to it. */
-function binaryLine(name: string, binary: BinaryDto, base: string): HTMLElement {
+function binaryLine(name: string, binary: BinaryDto, base: string, of: ItemsOf): HTMLElement {
   const fileName = binary.fileName ?? '(no file name)';
   const download = binary.download === undefined
-    ? h('span', { class: 'not-kept' }, 'not kept: larger than the console keeps')
+    ? h('span', { class: 'not-kept' }, NOT_KEPT[of])
     : h('a', { class: 'download', href: `${base}/${binary.download}`, download: binary.fileName ?? name }, 'Download', screenReaderText(` ${fileName}`));
   return h('li', { class: 'binary-entry' }, h('span', { class: 'json-key' }, `${name}: `),
     h('span', { class: 'binary' }, [fileName, binary.mimeType, sizeOf(binary)].join(' · ')), ' ', download);
 }
 
 /** Items of a pane: each item's JSON, then its binary entries. */
-export function itemsView(items: ItemDto[], label: string, base: string): HTMLElement {
+export function itemsView(items: ItemDto[], label: string, base: string, of: ItemsOf): HTMLElement {
   if (items.length === 0) return h('p', { class: 'empty' }, 'No items.');
   return h('ol', { class: 'items', 'aria-label': label }, ...items.map((item, index) => h('li', {},
     h('p', { class: 'item-title' }, `Item ${index + 1}`),
     jsonView(item.json, `Item ${index + 1} JSON`),
     item.binary === undefined ? null : h('div', { class: 'binaries' }, h('p', { class: 'item-title' }, 'Binary'),
-      h('ul', { class: 'json' }, ...Object.entries(item.binary).map(([name, binary]) => binaryLine(name, binary, base)))))));
+      h('ul', { class: 'json' }, ...Object.entries(item.binary).map(([name, binary]) => binaryLine(name, binary, base, of)))))));
 }

@@ -1,7 +1,8 @@
 /**
  * The node hints the console shows beside the Webhook node's description in the preview (the node's property
  * definitions carry none): the page evaluates them with resolveHints for the parameters entered, before and after a
- * test run, in the pane each one names.
+ * test run, in the pane each one names. How long a lastNode caller waited depends on the run, not on the parameters:
+ * the page warns about that from the run itself (RunDto.slow), only when the run was slow.
  */
 import type { NodeHint } from '../../definitions/index.js';
 
@@ -17,13 +18,6 @@ export const WEBHOOK_NODE_HINTS: NodeHint[] = [
     type: 'danger',
     location: 'ndv',
     displayCondition: "={{ $parameter.authentication === 'none' }}",
-  },
-  {
-    message: 'The caller waited for the last node to finish. Work longer than 100 seconds fails on the hosted offering: answer at once and let the caller poll.',
-    type: 'warning',
-    location: 'outputPane',
-    whenToDisplay: 'afterExecution',
-    displayCondition: "={{ $parameter.responseMode === 'lastNode' }}",
   },
   {
     message: 'The caller got its answer as soon as the call arrived; this output went nowhere but here.',

@@ -20,12 +20,13 @@ export async function authorizeRequest(req: IncomingMessage, res: ServerResponse
   const verdict = await options.authorize(req, res);
   if (verdict === true) return true;
   if (res.headersSent || res.writableEnded) return false;
+  // The refusals' messages name nothing: whoever is refused learns no more than its code (README, Secure by default).
   if (verdict === 401) {
-    throw new WebhookError('CONSOLE_UNAUTHORIZED', 'Sign in to use the webhook console.', {
+    throw new WebhookError('CONSOLE_UNAUTHORIZED', 'Authentication required.', {
       ...(options.challenge === undefined ? {} : { headers: { 'www-authenticate': options.challenge } }),
     });
   }
-  throw new WebhookError('CONSOLE_FORBIDDEN', 'You are not allowed to use the webhook console.');
+  throw new WebhookError('CONSOLE_FORBIDDEN', 'Access denied.');
 }
 
 function tokenOf(secret: Buffer, nonce: string): string {

@@ -27,6 +27,7 @@ function failedJobDto(job: FailedJob): FailedJobDto {
     attemptsMade: job.attemptsMade, storedAt: job.storedAt,
   };
   if (data.workflowName !== undefined) dto.workflowName = data.workflowName;
+  if (data.responseMode === 'onReceived' || data.responseMode === 'lastNode' || data.responseMode === 'responseNode') dto.responseMode = data.responseMode;
   if (job.failedReason !== undefined) dto.failedReason = job.failedReason;
   if (job.finishedAt !== undefined) dto.finishedAt = job.finishedAt;
   return dto;
@@ -56,6 +57,7 @@ export function jobRoutes(given: ConsoleQueue | undefined, send: (event: Console
         if (status === undefined) throw notFound(`No job ${params.jobId}.`);
         const dto: JobStateDto = { jobId: status.jobId, state: status.state, attemptsMade: status.attemptsMade };
         if (status.failedReason !== undefined) dto.failedReason = status.failedReason;
+        if (status.finishedAt !== undefined) dto.finishedAt = status.finishedAt;
         sendJson(res, 200, dto);
       },
     },
