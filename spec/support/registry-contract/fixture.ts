@@ -49,7 +49,7 @@ export function runFor(webhook: RegisteredWebhook, body: unknown = { hello: 'wor
     mode: 'test',
     method: webhook.method,
     outputIndex: webhook.outputIndex,
-    items: [{ json: { body, params: {}, query: {} } }],
+    items: [{ json: { headers: {}, body, params: {}, query: {}, webhookUrl: `http://127.0.0.1/webhook-test/${webhook.path}`, executionMode: 'test' } }],
     respond: () => undefined,
     signal: new AbortController().signal,
     callId: 'contract-call',
