@@ -5,7 +5,8 @@
  * line is written from the redacted trigger item, so it holds no secret either.
  */
 import { redactSecrets, type CallSecrets } from '../../webhooks/guards/secrets.js';
-import type { BinaryData, ExecutionResult, Item, WebhookRun } from '../../webhooks/types.js';
+import type { CapturedRun } from '../../webhooks/registry/contract.js';
+import type { BinaryData, ExecutionResult, Item } from '../../webhooks/types.js';
 import type { BinaryDto, ItemDto, RunDto } from '../protocol.js';
 import type { CapturedFiles } from './captured-files.js';
 import { curlOf } from './curl.js';
@@ -80,7 +81,7 @@ function errorText(error: Error): string {
 }
 
 export function runDto(
-  run: WebhookRun, listenId: string, files: CapturedFiles, view: CallView, outcome: { output?: ExecutionResult; error?: Error } = {},
+  run: CapturedRun, listenId: string, files: CapturedFiles, view: CallView, outcome: { output?: ExecutionResult; error?: Error } = {},
 ): RunDto {
   const dto: RunDto = {
     callId: run.callId,
