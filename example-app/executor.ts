@@ -41,7 +41,8 @@ function editFields(step: EditFieldsStep, items: Item[]): Item[] {
 /** Builds the executor from each workflow's steps. */
 export function createExecutor(workflows: ReadonlyMap<string, Step[]>): WebhookExecutor {
   return async (run): Promise<ExecutionResult> => {
-    let items = run.items;
+    // Steps turn trigger items into any items: the list is Item[] from here on.
+    let items: Item[] = run.items;
     for (const step of workflows.get(run.workflowId) ?? []) {
       items = step.type === 'editFields' ? editFields(step, items) : await step.run(items, run);
     }

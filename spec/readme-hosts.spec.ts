@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { compileErrors, readmeBlock, USER_OPTIONS } from './support/readme/blocks.js';
 
@@ -6,6 +8,8 @@ import { compileErrors, readmeBlock, USER_OPTIONS } from './support/readme/block
  * README's host sections are copied as printed: their self-contained files compile under strict with the options
  * the section gives (a fresh app built from them is the proof for the rest; see the closing notes of the hosts work).
  */
+const FASTIFY_APP = fileURLToPath(new URL('./support/readme/fastify-shutdown.ts', import.meta.url));
+
 describe('README\'s host sections', function () {
   this.timeout(60_000);
 
@@ -25,5 +29,42 @@ describe('README\'s host sections', function () {
     expect(compileErrors(readmeBlock('## Console'))).to.deep.equal([]);
     const redis = `import { createClient } from 'redis';\nconst client = createClient();\n${readmeBlock('## Console', 1)}`;
     expect(compileErrors(redis)).to.deep.equal([]);
+  });
+
+  it('Fastify: the app run as printed shuts down on SIGTERM with exit code 0 while a run ignores its signal; its caller gets 503', async () => {
+    const child = fork(FASTIFY_APP, [], {
+      execArgv: ['--conditions=workflow-webhooks-source', '--import', 'tsx'],
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      // The child says { port } once it listens and { running: true } once the executor has the call.
+      const said = (what: 'port' | 'running') => new Promise<{ port?: number }>((resolve) => {
+        const listener = (message: { port?: number; running?: boolean }) => {
+          if (message[what] === undefined) return;
+          child.off('message', listener);
+          resolve(message);
+        };
+        child.on('message', listener);
+      });
+      const { port } = await Promise.race([
+        said('port'),
+        exited.then((code): never => { throw new Error(`the app exited with ${String(code)} before listening:\n${stderr}`); }),
+      ]);
+      const running = said('running');
+      const call = fetch(`http://127.0.0.1:${port}/api/automation/webhook/signup`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"Ada"}',
+      });
+      await running;
+      child.kill('SIGTERM');
+      const answer = await call;
+      expect(answer.status).to.equal(503);
+      expect(await answer.json()).to.include({ code: 'SHUTTING_DOWN' });
+      expect(await exited, stderr).to.equal(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });

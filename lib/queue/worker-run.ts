@@ -5,7 +5,7 @@
  */
 import { WebhookError } from '../webhooks/errors.js';
 import type { CallEvents } from '../webhooks/events.js';
-import type { ExecutionResult, HttpMethod, Item, TriggerItem, WebhookKind, WebhookRun, WorkflowResponse } from '../webhooks/types.js';
+import type { ExecutionResult, HttpMethod, TriggerItem, WebhookKind, WebhookRun, WorkflowResponse } from '../webhooks/types.js';
 import { RunWaits } from '../waiting/run-waits.js';
 import type { WaitingSettings } from '../waiting/settings.js';
 import type { RunResume, SuspendedWait, SuspendOptions } from '../waiting/types.js';
@@ -25,7 +25,8 @@ export interface RunWiring {
   data: WebhookJobData;
   jobId: string;
   attempt: number;
-  items: Item[];
+  /** The job's trigger item, as the web instance built it, its files read back. */
+  items: TriggerItem[];
   signal: AbortSignal;
   /** Sends the first respond() answer on; undefined when nobody waits for one. */
   send: ((response: WorkflowResponse) => void) | undefined;
@@ -47,7 +48,7 @@ export class QueuedRun implements QueuedWebhookRun {
   readonly mode: WebhookKind;
   readonly method: HttpMethod;
   readonly outputIndex: number;
-  items: Item[];
+  items: TriggerItem[];
   readonly callId: string;
   readonly jobId: string;
   readonly attempt: number;

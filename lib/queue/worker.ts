@@ -8,7 +8,7 @@ import { toWebhookError, WebhookError } from '../webhooks/errors.js';
 import { runTooLong } from '../webhooks/run/call-state.js';
 import { checkResult } from '../webhooks/run/execute.js';
 import { errorFields } from '../webhooks/logger.js';
-import type { ExecutionResult } from '../webhooks/types.js';
+import type { ExecutionResult, TriggerItem } from '../webhooks/types.js';
 import { packItems, storedRefs, unpackItems } from './binary/pack.js';
 import { baseClient, closeConnection, openConnection, type QueueRedisClient } from './connection.js';
 import { emitter } from './events.js';
@@ -202,7 +202,8 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
     let judging = false;
     // Everything that can fail for this attempt is judged alike: reading the files, the run, packing its result.
     try {
-      const items = await unpackItems([jobItem(data, options.keyring)], options.binaryStore);
+      // The job carries the trigger item the web instance built: packed as plain items, it is one again unpacked.
+      const items = await unpackItems([jobItem(data, options.keyring)], options.binaryStore) as TriggerItem[];
       run = new QueuedRun({
         data, jobId, attempt, items, signal: controller.signal,
         send: (response) => { reply({ jobId, type: 'respond', response: packResponse(response) }); },

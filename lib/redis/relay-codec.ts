@@ -1,8 +1,10 @@
 /**
  * A test call's run and outcome as text, to travel from the instance where the call ran to the one holding the
- * listen: JSON, with Buffers (binary data held in memory) as base64. What cannot travel stays behind: the run's
- * respond() and signal belong to the call, and a file path names a file on the other instance's disk.
+ * listen: JSON, with Buffers (binary data held in memory) as base64. Only the run's data travels, and the listener
+ * gets it as plain data it can send on: respond(), the signal and the waiting members belong to the call and the
+ * process it runs in, and a file path names a file on the other instance's disk.
  */
+import type { CapturedRun } from '../webhooks/registry/contract.js';
 import { ERROR_CODES, WebhookError, type WebhookErrorCode } from '../webhooks/errors.js';
 import type { ExecutionResult, WebhookRun } from '../webhooks/types.js';
 
@@ -21,22 +23,15 @@ function reviver(_key: string, value: unknown): unknown {
   return value;
 }
 
-type PlainRun = Pick<WebhookRun, 'workflowId' | 'workflowName' | 'nodeName' | 'mode' | 'method' | 'outputIndex' | 'items' | 'callId'>;
-
 export function encodeRun(run: WebhookRun): string {
   const { workflowId, workflowName, nodeName, mode, method, outputIndex, items, callId } = run;
-  const plain: PlainRun = { workflowId, workflowName, nodeName, mode, method, outputIndex, items, callId };
+  const plain: CapturedRun = { workflowId, workflowName, nodeName, mode, method, outputIndex, items, callId };
   return JSON.stringify(plain, replacer);
 }
 
-/** The run as the listener sees it: its data; respond() does nothing, the signal never aborts, and it cannot wait here. */
-export function decodeRun(text: string): WebhookRun {
-  const plain = JSON.parse(text, reviver) as PlainRun;
-  const elsewhere = (): never => { throw new Error('This run ran on another instance; only that instance can make it wait.'); };
-  return {
-    ...plain, respond: () => undefined, signal: new AbortController().signal,
-    get resumeUrl(): string { return elsewhere(); }, resumeUrlFor: elsewhere, waitForCall: elsewhere, suspend: elsewhere,
-  };
+/** The run as the listener sees it: its data only, nothing that would act (or throw) in a process it never ran in. */
+export function decodeRun(text: string): CapturedRun {
+  return JSON.parse(text, reviver) as CapturedRun;
 }
 
 interface PlainOutcome {

@@ -9,6 +9,7 @@ import { resolveWorkflowWebhooks } from '../webhooks/registry/resolve-workflow.j
 import { routeKey } from '../webhooks/registry/route-table.js';
 import { checkListenTimeout, safeListener } from '../webhooks/registry/test-listens.js';
 import type {
+  CapturedRun,
   ListedTestWebhook,
   RegisteredWebhook,
   TestCallClaim,
@@ -18,7 +19,7 @@ import type {
   TestListenResult,
   WebhookLookup,
 } from '../webhooks/registry/contract.js';
-import type { ExecutionResult, WebhookRun, WorkflowWebhooks } from '../webhooks/types.js';
+import type { ExecutionResult, WorkflowWebhooks } from '../webhooks/types.js';
 import { conflictFrom } from './conflicts.js';
 import type { RegistryKeys } from './keys.js';
 import { ListenMirror, type ListenRecord } from './listen-mirror.js';
@@ -50,7 +51,7 @@ interface OwnListen {
   expiresAt: number;
   state: 'listening' | 'claimed' | 'ended';
   timer: NodeJS.Timeout | undefined;
-  run: WebhookRun | undefined;
+  run: CapturedRun | undefined;
   emit: (event: TestListenEvent) => void;
   resolve: (result: TestListenResult) => void;
 }
@@ -186,7 +187,7 @@ export class RedisTestListens {
     clearTimeout(own.timer);
   }
 
-  #arrive(own: OwnListen, run: WebhookRun): void {
+  #arrive(own: OwnListen, run: CapturedRun): void {
     if (own.state === 'ended' || own.run !== undefined) return;
     own.state = 'claimed';
     own.run = run;

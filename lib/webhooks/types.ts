@@ -217,10 +217,11 @@ export interface TriggerItem<Body = unknown> extends Item {
 
 /**
  * The items of a run. Once a body type is given, the one trigger item, typed, so `run.items[0].json.body` needs
- * neither a cast nor a check for a missing item. Without one (or with `unknown`) they stay plain `Item`s, as they
- * always were, so code that reassigns `run.items` to other items keeps compiling.
+ * neither a cast nor a check for a missing item. Without one (or with `unknown`), trigger items whose headers,
+ * params and query are typed as the middleware makes them and whose body is `unknown` (nothing says what callers
+ * send); an array, as before, so code that indexes it under `noUncheckedIndexedAccess` keeps its checks.
  */
-export type TriggerItems<Body> = unknown extends Body ? Item[] : [TriggerItem<Body>];
+export type TriggerItems<Body> = unknown extends Body ? TriggerItem[] : [TriggerItem<Body>];
 
 /** A response given from inside the workflow (responseMode `responseNode`). */
 export interface WorkflowResponse {
@@ -231,7 +232,7 @@ export interface WorkflowResponse {
 
 /**
  * One webhook call, handed to the host's executor. `Body` types `items[0].json.body`, e.g. `WebhookRun<{ name: string }>`.
- * Without it the items are plain `Item`s, whose `json.body` is `unknown`: the default `any` only lets a run (and an
+ * Without it the items are `TriggerItem`s whose `json.body` is `unknown`: the default `any` only lets a run (and an
  * executor) of every body type fit where a plain one is expected, and no `any` reaches the run's data. A run can wait
  * for a call at its own resume address (`resumeUrl`, `waitForCall()`, `suspend()`).
  */
@@ -269,7 +270,7 @@ export interface ExecutionResult {
  * Runs the workflow of a webhook call; supplied by the host application. It may return the result or a promise of
  * it; a throw and a rejection are the same workflow failure. `Body` types the trigger item's body:
  * `const executor: WebhookExecutor<{ name: string }> = (run) => …`; it is the host's statement of what callers send,
- * never checked. Without it the run's items are plain `Item`s, as in `WebhookRun`.
+ * never checked. Without it the run's items are `TriggerItem`s with an `unknown` body, as in `WebhookRun`.
  */
 export type WebhookExecutor<Body = any> = (run: WebhookRun<Body>) => ExecutionResult | Promise<ExecutionResult>;
 

@@ -7,7 +7,7 @@
  */
 import type { WebhookEvent } from '../../webhooks/events.js';
 import { callSecrets } from '../../webhooks/guards/secrets.js';
-import type { TestListenEvent, TestListenHandle, WebhookRegistry } from '../../webhooks/registry/contract.js';
+import type { CapturedRun, TestListenEvent, TestListenHandle, WebhookRegistry } from '../../webhooks/registry/contract.js';
 import type { ExecutionResult, WebhookMiddlewareSettings, WebhookRun, WorkflowWebhooks } from '../../webhooks/types.js';
 import type { ConsoleEvent, ListenSnapshot, ListenState, WaitDto } from '../protocol.js';
 import { captureFiles, type CapturedFile, type CapturedFiles } from './captured-files.js';
@@ -19,7 +19,7 @@ interface Listen {
   state: ListenState;
   windowSeconds: number;
   plan: ListenPlan;
-  run?: WebhookRun;
+  run?: CapturedRun;
   /** The captured call's secrets and address, from its arrival on. */
   view?: CallView;
   files: CapturedFiles;
@@ -142,12 +142,16 @@ export class ConsoleListens {
     }
   }
 
-  async #waiting(session: Session, run: WebhookRun, waitId: string, form: WaitDto['form'], expiresAt: number): Promise<void> {
+  async #waiting(session: Session, run: CapturedRun, waitId: string, form: WaitDto['form'], expiresAt: number): Promise<void> {
+    // Only a run of this instance has a resume address to give; one relayed from another instance is its data only
+    // (this instance's events name it only when a call here reused its x-request-id).
+    const { resumeUrlFor } = run as Partial<WebhookRun>;
+    if (typeof resumeUrlFor !== 'function') return;
     const listen = session.current;
     const entry = await this.#registry.getWait?.(waitId).catch(() => undefined);
     if (session.current !== listen) return;
     const methods = [entry?.wait?.httpMethod ?? 'POST'].flat().map((method) => String(method).toUpperCase());
-    session.wait = { waitId, form, status: 'waiting', resumeUrl: run.resumeUrlFor(entry?.wait?.suffix ?? ''), methods, expiresAt };
+    session.wait = { waitId, form, status: 'waiting', resumeUrl: resumeUrlFor.call(run, entry?.wait?.suffix ?? ''), methods, expiresAt };
     this.#publish(session);
   }
 
@@ -183,7 +187,7 @@ export class ConsoleListens {
    * The call's secrets, found once from the items as they arrived: a workflow that changes the run's items later
    * cannot move a secret out of sight.
    */
-  #viewOf(listen: Listen, run: WebhookRun): CallView {
+  #viewOf(listen: Listen, run: CapturedRun): CallView {
     listen.view ??= {
       secrets: callSecrets(run.items, listen.plan.checked.get(run.nodeName)),
       testBase: listen.plan.testBase,

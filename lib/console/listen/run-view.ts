@@ -6,7 +6,8 @@
  * (lastNode) and took half of the time a caller may wait or more is marked slow, for the page's warning.
  */
 import { redactSecrets, type CallSecrets } from '../../webhooks/guards/secrets.js';
-import type { BinaryData, ExecutionResult, Item, WebhookRun } from '../../webhooks/types.js';
+import type { CapturedRun } from '../../webhooks/registry/contract.js';
+import type { BinaryData, ExecutionResult, Item } from '../../webhooks/types.js';
 import type { BinaryDto, ItemDto, RunDto } from '../protocol.js';
 import type { CapturedFiles } from './captured-files.js';
 import { curlOf } from './curl.js';
@@ -88,7 +89,7 @@ function errorText(error: Error): string {
 }
 
 export function runDto(
-  run: WebhookRun, listenId: string, files: CapturedFiles, view: CallView,
+  run: CapturedRun, listenId: string, files: CapturedFiles, view: CallView,
   outcome: { output?: ExecutionResult; error?: Error; waitedMs?: number } = {},
 ): RunDto {
   const dto: RunDto = {

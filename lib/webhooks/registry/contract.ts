@@ -174,9 +174,17 @@ export interface TestListenOptions {
   onEvent?: (event: TestListenEvent) => void;
 }
 
+/**
+ * The run of a test call as a listen reports it: the call's data, which `JSON.stringify()` (and so `res.json()`)
+ * writes as it is. A registry whose instances share a store may hand over a run that ran on another instance, of
+ * which only this data crossed: it has no `respond()`, `signal`, `resumeUrl`, `waitForCall()` or `suspend()`, which
+ * belong to the call and the process it ran in. On the instance where the call ran it may be the run itself.
+ */
+export type CapturedRun = Pick<WebhookRun, 'workflowId' | 'workflowName' | 'nodeName' | 'mode' | 'method' | 'outputIndex' | 'items' | 'callId'>;
+
 export type TestListenResult =
   /** The one call ran; `output` when the workflow succeeded, `error` when it failed. */
-  | { status: 'received'; run: WebhookRun; output?: ExecutionResult; error?: Error }
+  | { status: 'received'; run: CapturedRun; output?: ExecutionResult; error?: Error }
   | { status: 'timedOut' }
   /** `replaced`: the same workflow started listening again. */
   | { status: 'cancelled'; reason: 'cancelled' | 'replaced' };
@@ -195,9 +203,9 @@ export interface TestListenHandle {
 
 export type TestListenEvent =
   | { type: 'listening'; listenId: string; workflowId: string; expiresAt: number }
-  | { type: 'callArrived'; listenId: string; workflowId: string; run: WebhookRun }
-  | { type: 'completed'; listenId: string; workflowId: string; run: WebhookRun; output: ExecutionResult }
-  | { type: 'failed'; listenId: string; workflowId: string; run: WebhookRun; error: Error }
+  | { type: 'callArrived'; listenId: string; workflowId: string; run: CapturedRun }
+  | { type: 'completed'; listenId: string; workflowId: string; run: CapturedRun; output: ExecutionResult }
+  | { type: 'failed'; listenId: string; workflowId: string; run: CapturedRun; error: Error }
   | { type: 'ended'; listenId: string; workflowId: string; status: TestListenResult['status'] };
 
 /** The claim of a test call: tells the listener the call arrived, then how it ended. */

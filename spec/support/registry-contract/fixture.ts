@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import {
   WebhookError,
+  type CapturedRun,
   type RegisteredWebhook,
   type WebhookRegistry,
   type WebhookRun,
@@ -40,29 +41,37 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<WebhookErr
   throw new Error('expected a rejection');
 }
 
-/** The run a call would hand to the executor; plain data, as a registry may carry it to another instance. */
+/** The contract's runs never wait: only a middleware's runs can. */
+function notHere(): never {
+  throw new Error('A registry contract run cannot wait for a call.');
+}
+
+/**
+ * What a run can do beyond its data, kept on its prototype as a middleware's run keeps it: the data alone is what a
+ * registry may carry to another instance, and what `JSON.stringify()` of a test listen's result writes.
+ */
+const RUN_MEMBERS: Pick<WebhookRun, 'respond' | 'signal' | 'resumeUrl' | 'resumeUrlFor' | 'waitForCall' | 'suspend'> = {
+  respond: () => undefined,
+  get signal(): AbortSignal { return new AbortController().signal; },
+  get resumeUrl(): string { return notHere(); },
+  resumeUrlFor: notHere,
+  waitForCall: notHere,
+  suspend: notHere,
+};
+
+/** The run a call would hand to the executor. */
 export function runFor(webhook: RegisteredWebhook, body: unknown = { hello: 'world' }): WebhookRun {
-  return {
+  const data: CapturedRun = {
     workflowId: webhook.workflowId,
     workflowName: webhook.workflowName,
     nodeName: webhook.nodeName,
     mode: 'test',
     method: webhook.method,
     outputIndex: webhook.outputIndex,
-    items: [{ json: { body, params: {}, query: {} } }],
-    respond: () => undefined,
-    signal: new AbortController().signal,
+    items: [{ json: { headers: {}, body, params: {}, query: {}, webhookUrl: `http://127.0.0.1/webhook-test/${webhook.path}`, executionMode: 'test' } }],
     callId: 'contract-call',
-    get resumeUrl(): string { return notHere(); },
-    resumeUrlFor: notHere,
-    waitForCall: notHere,
-    suspend: notHere,
   };
-}
-
-/** The contract's runs never wait: only a middleware's runs can. */
-function notHere(): never {
-  throw new Error('A registry contract run cannot wait for a call.');
+  return Object.assign(Object.create(RUN_MEMBERS) as typeof RUN_MEMBERS, data);
 }
 
 /** Opens a registry per test and disposes of every registry the test made. */

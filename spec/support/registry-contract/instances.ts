@@ -3,7 +3,7 @@
  * changes, every other one serves within a second, and uniqueness and the one test call hold cluster-wide.
  */
 import { expect } from 'chai';
-import { WebhookConflictError, type RegisteredWebhook, type TestListenEvent, type WebhookRegistry } from 'workflow-webhooks';
+import { WebhookConflictError, type CapturedRun, type RegisteredWebhook, type TestListenEvent, type WebhookRegistry } from 'workflow-webhooks';
 import { rejectionOf, runFor, workflowOf, type RegistryFixture } from './fixture.js';
 
 /** Polls `probe` until it returns true, for at most `ms`; changes travel between instances in milliseconds. */
@@ -103,6 +103,18 @@ export function describeContractAcrossInstances(fixture: RegistryFixture): void 
         const late = await fixture.registry.lookup('test', 'POST', 'signup');
         return !late.found && late.reason === 'received';
       });
+    });
+
+    it('gives the listener a result it can send on: JSON.stringify() writes the relayed run\'s data and the output', async () => {
+      const other = await fixture.peer();
+      const handle = await fixture.registry.listenForTest(workflowOf('wf', { path: 'relayed', httpMethod: 'POST' }));
+      const webhook = await listeningOn(other, 'POST', 'relayed');
+      const claim = await other.claimTestCall(webhook);
+      claim?.arrived(runFor(webhook, { from: 'other' }));
+      claim?.settled({ output: { items: [{ json: { done: true } }] } });
+      const sent = JSON.parse(JSON.stringify(await handle.result)) as { status: string; run: CapturedRun; output: unknown };
+      expect([sent.status, sent.run.callId, sent.run.items[0]?.json.body, sent.output])
+        .to.deep.equal(['received', 'contract-call', { from: 'other' }, { items: [{ json: { done: true } }] }]);
     });
 
     it('gives the one test call to exactly one of 21 claims spread over three instances', async () => {

@@ -9,6 +9,7 @@ import {
   type WebhookRun,
 } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
+import { compileErrors } from '../../support/readme/blocks.js';
 import { workflow } from '../../support/workflows.js';
 
 /** What an executor may be: a plain function returning its result, one that throws, one typed by its body. */
@@ -49,15 +50,35 @@ describe('executors', () => {
     expect(res.body.webhookUrl).to.match(/\/api\/automation\/webhook\/signup$/);
   });
 
-  it('keep the plain Item[] of earlier versions without a body type, so reassigning run.items compiles', () => {
+  it('type headers, params and query without a body type; a list of other items is declared Item[]', () => {
     const plain: WebhookExecutor = (run: WebhookRun) => {
-      let items = run.items;
-      items = items.map((item): Item => ({ json: { ...item.json, seen: true } }));
-      const body: unknown = items[0]?.json.body;
+      const trigger = run.items[0];
+      const type: string | string[] | undefined = trigger?.json.headers['content-type'];
+      const body: unknown = trigger?.json.body;
+      // Steps that turn the trigger items into others hold them as Item[], which trigger items are.
+      let items: Item[] = run.items;
+      items = items.map((item): Item => ({ json: { ...item.json, seen: true, type } }));
       return { items: body === undefined ? [] : items };
     };
     // Runs of any body type fit where a plain run is expected (a list of runs, a test listen's result).
     const runs: WebhookRun[] = [] as WebhookRun<{ name: string }>[];
     expect([plain, runs]).to.have.length(2);
+  });
+
+  it('compile under strict in a user\'s file without a body type: headers, params and query typed, the body unknown', function () {
+    this.timeout(30_000);
+    const code = `import type { WebhookExecutor } from 'workflow-webhooks';
+export const executor: WebhookExecutor = (run) => {
+  const { headers, params, query, body } = run.items[0].json;
+  const h: string | string[] | undefined = headers['x-api-key'];
+  const id: string | undefined = params['orderId'];
+  const q: unknown = query['page'];
+  const b: unknown = body;
+  return { items: [{ json: { h, id, q, b } }] };
+};
+`;
+    expect(compileErrors(code)).to.deep.equal([]);
+    // Still checked: the body is unknown, not any.
+    expect(compileErrors(code.replace('const b: unknown = body;', 'const b: string = body;')).join('\n')).to.match(/unknown/);
   });
 });
