@@ -4,7 +4,9 @@
  * several instances (server.ts passes a RedisWebhookRegistry when REDIS_URL is set).
  */
 import express from 'express';
-import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookExecutor, type WebhookRegistry, type WorkflowWebhooks } from 'workflow-webhooks';
+import {
+  createWebhookMiddleware, MemoryWebhookRegistry, type WebhookExecutor, type WebhookMiddleware, type WebhookRegistry, type WorkflowWebhooks,
+} from 'workflow-webhooks';
 import { createExecutor, type Step } from './executor.js';
 import { addEditorRoutes } from './editor.js';
 import { addConsole, type ExampleConsoleOptions } from './console.js';
@@ -38,6 +40,8 @@ export interface OrdersAppOptions {
   waitingSecret?: string;
   /** The webhook console at /admin/webhooks: queue mode's queue, a shared call log, the instance's name. */
   console?: ExampleConsoleOptions;
+  /** Gets the mounted middleware, so that a shutdown can close it (answering what is in flight) before what it uses. */
+  mounted?: (middleware: WebhookMiddleware) => void;
 }
 
 /** The example's development secret; a real backend reads its own from its secret store. */
@@ -160,6 +164,7 @@ export async function createOrdersApp(options: OrdersAppOptions = {}): Promise<e
     telemetry,
   });
   app.use('/api/automation', middleware);
+  options.mounted?.(middleware);
   // The console for whoever runs these webhooks: /admin/webhooks. Every workflow and draft can listen from it.
   addConsole(app, { registry, middleware, workflows: () => [...known.values(), ...drafts.values()] }, {
     ...(instance === undefined ? {} : { instance }),

@@ -6,6 +6,8 @@
 import type { Item, WebhookRun, WorkflowWebhooks } from 'workflow-webhooks';
 import type { Step } from './executor.js';
 
+// README's "Waiting for a call" prints the code from here to #endregion; spec/example-app/approval.spec.ts keeps the two the same.
+// #region readme
 interface Expense { id: number; amount: number; for: string; status: 'awaiting approval' | 'approved' | 'rejected' }
 
 export const APPROVAL_WORKFLOW: WorkflowWebhooks = {
@@ -35,3 +37,4 @@ export function approvalSteps(expenses: Expense[] = []): Step[] {
     },
   }];
 }
+// #endregion

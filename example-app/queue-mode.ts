@@ -1,7 +1,8 @@
 /**
  * `npm run start:queue`: the orders API in queue mode. It starts a redis-server of its own, two worker processes
  * (example-app/queue-worker.ts) and, in this process, the web instance: the same app, whose webhook calls become
- * BullMQ jobs the workers run, with bull-board at /admin/queues to watch them. Ctrl-C stops all of it.
+ * BullMQ jobs the workers run, with bull-board at /admin/queues to watch them. Ctrl-C stops all of it, in order: the
+ * web instance, then the workers, then redis-server, each still having what it needs while it closes.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +10,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { createClient } from 'redis';
+import type { WebhookMiddleware } from 'workflow-webhooks';
 import { createWebhookQueue } from 'workflow-webhooks/queue';
 import { RedisCallLog, RedisWebhookRegistry } from 'workflow-webhooks/redis';
 import { createOrdersApp } from './app.js';
@@ -30,7 +32,9 @@ const REDIS_PREFIX = 'orders-api:';
 const workerEnv = { REDIS_URL: redis.url, REDIS_PREFIX, PUBLIC_URL: `http://127.0.0.1:${port}/api/automation` };
 
 function startWorker(name: string): Promise<ChildProcess> {
-  const child = fork(workerPath, [], { execArgv: process.execArgv, env: { ...process.env, ...workerEnv, WORKER_NAME: name } });
+  // A process group of its own, as redis-server's: Ctrl-C reaches this process only, which stops the workers when the
+  // web instance is closed. Should this process die, the closed IPC channel stops them.
+  const child = fork(workerPath, [], { execArgv: process.execArgv, env: { ...process.env, ...workerEnv, WORKER_NAME: name }, detached: true });
   return new Promise((resolve, reject) => {
     child.once('message', () => resolve(child));
     child.once('exit', (code) => reject(new Error(`${name} exited with ${String(code)} before it was ready`)));
@@ -56,9 +60,10 @@ try {
   process.exit(1);
 }
 // The console (/admin/webhooks) shows the failed runs with a Retry button, and the calls of every instance.
+const callLog = new RedisCallLog({ client, keyPrefix: REDIS_PREFIX });
+let middleware: WebhookMiddleware | undefined;
 const app = await createOrdersApp({
-  registry, executor: () => queue.executor, jobs: queue,
-  console: { queue, callLog: new RedisCallLog({ client, keyPrefix: REDIS_PREFIX }) },
+  registry, executor: () => queue.executor, jobs: queue, console: { queue, callLog }, mounted: (mounted) => { middleware = mounted; },
 });
 
 // The queue's jobs are ordinary BullMQ jobs: bull-board shows them. A real backend puts its own authentication in front.
@@ -99,23 +104,41 @@ let stopping = false;
 async function stop(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
+  // The web instance first: no new calls, the ones in flight answered (their jobs still need workers and Redis).
   const closed = new Promise((resolve) => server.close(resolve));
   setTimeout(() => server.closeAllConnections(), 2000).unref();
+  await middleware?.close({ timeoutMs: 5000 });
   await closed;
   await queue.close();
+  await callLog.close();
   await registry.close();
+  print('web instance closed');
+  // Then the workers: their runs under way finish (5 s) against a Redis that is still there.
   await Promise.all(workers.map((worker) => new Promise((resolve) => {
     if (worker.exitCode !== null) return resolve(undefined);
     worker.once('exit', resolve);
     worker.kill('SIGTERM');
   })));
   client.destroy();
+  // Redis last, once nothing uses it.
   await redis.stop();
+  print('redis-server stopped');
   process.exit(code);
 }
+// Stopped any other way than by this process, Redis takes the queue with it, and nothing can close against it: say
+// so rather than let the errors speak, and end the workers and this process at once.
+redis.child.once('exit', () => {
+  if (stopping) return;
+  stopping = true;
+  process.stderr.write('redis-server stopped by itself; the queue went with it, so the example stops too.\n');
+  for (const worker of workers) worker.kill('SIGKILL');
+  process.exit(1);
+});
 server.on('error', (error: NodeJS.ErrnoException) => {
   process.stderr.write(error.code === 'EADDRINUSE' ? `Port ${port} is in use; start with another one: PORT=3001 npm run start:queue\n` : `${error.message}\n`);
   void stop(1);
 });
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
+// A closed terminal: the workers and redis-server, in groups of their own, do not get its SIGHUP.
+process.on('SIGHUP', () => void stop(0));

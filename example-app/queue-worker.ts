@@ -45,6 +45,8 @@ async function stop(): Promise<void> {
   await jobs.close();
   await registry.close();
   client.destroy();
+  // Said once everything is closed: start:queue stops its redis-server only after every worker has.
+  process.stdout.write(`${name} closed\n`);
   process.exit(0);
 }
 process.on('SIGINT', () => void stop());

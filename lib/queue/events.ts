@@ -1,6 +1,6 @@
 /**
  * Typed events of queue mode: the web side's (`enqueued`, and refusals) and the worker's (`started`, `completed`,
- * `failed`, `retried`), through each one's `onEvent` option. A listener that throws is ignored.
+ * `failed`, `retried`, `recovered`), through each one's `onEvent` option. A listener that throws is ignored.
  */
 import type { WebhookKind } from '../webhooks/types.js';
 
@@ -28,6 +28,12 @@ export type WebhookWorkerEvent =
   | (JobEvent & { type: 'retried'; attempt: number })
   /** The job reached Redis only after its caller was refused 503 `QUEUE_UNAVAILABLE` (Redis paused): not run. */
   | (JobEvent & { type: 'skipped'; reason: 'refused' })
+  /**
+   * A run whose worker stopped renewing its lock (killed, out of memory, its event loop blocked past
+   * `lockDurationMs`) was found by this worker's stalled-job check and put back in the queue: it runs again, as
+   * `started` with the next `attempt` tells. Emitted by the worker that found it, not the one that ran it.
+   */
+  | { type: 'recovered'; jobId: string }
   /** Something failed around the runs (a binary store, a Redis call, the connection). */
   | { type: 'error'; error: Error; during: string };
 

@@ -70,6 +70,12 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
       stalledInterval: resolved.stalledIntervalMs,
       maxStalledCount: resolved.maxStalledCount,
     });
+    // BullMQ's stalled-job check moved a run whose worker stopped renewing its lock back to the queue: without a
+    // word here, a crashed worker's runs would start again on this one unexplained.
+    worker.on('stalled', (jobId: string) => {
+      resolved.logger.warn({ jobId }, 'queue worker: a run whose worker stopped renewing its lock (it died, or was blocked past lockDurationMs) is back in the queue and runs again');
+      context.emit({ type: 'recovered', jobId });
+    });
     worker.on('error', (error: Error) => {
       resolved.logger.warn({ err: errorFields(error) }, 'queue worker: BullMQ reported an error; it goes on');
       context.emit({ type: 'error', error, during: 'worker' });

@@ -1,7 +1,9 @@
 /**
  * `npm run start:queue` for real: example-app/queue-mode.ts starts its own redis-server, two worker processes and
  * the web instance on a free port. A call is answered from a worker, a report's status comes from its job,
- * an approval suspended on a worker is resumed through the queue, bull-board shows the jobs, and Ctrl-C (SIGINT) leaves no worker and no redis-server behind.
+ * an approval suspended on a worker is resumed through the queue, bull-board shows the jobs, and Ctrl-C stops it
+ * all in order and quietly. Ctrl-C in a terminal is SIGINT to the whole foreground process group, so the example runs
+ * in a group of its own here and the signal goes to the group, as a terminal sends it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -19,18 +21,20 @@ if (findService(REDIS) === undefined) {
     this.timeout(60_000);
     let child: ChildProcess;
     let stdout = '';
+    let stderr = '';
     let exited: Promise<number | null>;
     let base = '';
 
     before(async () => {
       const port = await freePort();
       base = `http://127.0.0.1:${port}`;
-      // The same command as the script, without npm in between, so that SIGINT reaches it; fast report steps.
+      // The same command as the script, without npm in between, in a process group of its own. A report takes 2 s
+      // (ten steps): long enough to be under way on a worker when Ctrl-C comes.
       child = spawn(process.execPath, ['--conditions=workflow-webhooks-source', '--import', 'tsx', 'example-app/queue-mode.ts'], {
-        cwd: root, env: { ...process.env, PORT: String(port), REPORT_STEP_MS: '20' }, stdio: ['ignore', 'pipe', 'pipe'],
+        cwd: root, env: { ...process.env, PORT: String(port), REPORT_STEP_MS: '200' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
       });
       child.stdout?.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-      child.stderr?.resume();
+      child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
       exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
       const deadline = Date.now() + 30_000;
       while (!stdout.includes('Try:')) {
@@ -42,6 +46,11 @@ if (findService(REDIS) === undefined) {
     after(async () => {
       if (child.exitCode === null) child.kill('SIGKILL');
       await exited;
+      // Whatever a failed test left behind goes too: the workers and redis-server run in process groups of their own.
+      const groups = [child.pid as number, ...[...stdout.matchAll(/pids (\d+), (\d+)/g)].flatMap((match) => [Number(match[1]), Number(match[2])])];
+      for (const group of groups) {
+        try { process.kill(-group, 'SIGKILL'); } catch { /* gone */ }
+      }
     });
 
     it('answers a call from a worker process', async () => {
@@ -56,7 +65,7 @@ if (findService(REDIS) === undefined) {
       const { jobId, statusUrl } = await started.json() as { jobId: string; statusUrl: string };
       expect(statusUrl).to.equal(`${base}/api/automation/webhook/reports/${jobId}`);
       let status: { status?: string; result?: unknown } = {};
-      for (let tries = 0; tries < 100 && status.status !== 'done'; tries += 1) {
+      for (let tries = 0; tries < 400 && status.status !== 'done'; tries += 1) {
         status = await (await fetch(statusUrl)).json() as typeof status;
         if (status.status !== 'done') await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -84,11 +93,26 @@ if (findService(REDIS) === undefined) {
       expect(queues[0]?.counts.completed).to.be.at.least(2);
     });
 
-    it('stops its workers and its redis-server on Ctrl-C', async () => {
+    it('stops on Ctrl-C in order, web instance, workers, then redis-server, with no error line', async () => {
       const pids = [...stdout.matchAll(/pids (\d+), (\d+)/g)].flatMap((match) => [Number(match[1]), Number(match[2])]);
       expect(pids).to.have.length(2);
-      child.kill('SIGINT');
+      // A run under way on a worker: it must finish against a Redis that is still there.
+      const started = await fetch(`${base}/api/automation/webhook/reports`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title":"Q4"}' });
+      const { statusUrl } = await started.json() as { statusUrl: string };
+      let progress = 0;
+      while (progress === 0) progress = (await (await fetch(statusUrl)).json() as { progress: number }).progress;
+      expect(progress).to.be.below(100);
+      const [outBefore, errBefore] = [stdout.length, stderr.length];
+      process.kill(-(child.pid as number), 'SIGINT');
       expect(await exited).to.equal(0);
+      const out = stdout.slice(outBefore).split('\n').filter((line) => line !== '');
+      expect(stderr.slice(errBefore)).to.equal('');
+      expect(out.filter((line) => /error|fail|ECONNREFUSED/i.test(line))).to.deep.equal([]);
+      // Each step says when it is done, in the order it was taken; redis-server is stopped by the example, last.
+      const at = (line: string): number => out.indexOf(line);
+      expect(out).to.include.members(['web instance closed', 'worker 1 closed', 'worker 2 closed', 'redis-server stopped']);
+      expect(at('web instance closed')).to.be.below(Math.min(at('worker 1 closed'), at('worker 2 closed')));
+      expect(Math.max(at('worker 1 closed'), at('worker 2 closed'))).to.be.below(at('redis-server stopped'));
       for (const pid of pids) expect(alive(pid), `worker ${pid}`).to.equal(false);
       const redisPort = /redis:\/\/127\.0\.0\.1:(\d+)/.exec(stdout)?.[1];
       const probe = await fetch(`http://127.0.0.1:${redisPort}`).then(() => 'answered', (error: Error) => String((error.cause as { code?: string } | undefined)?.code));
