@@ -1,8 +1,8 @@
 /**
  * The web side's hand-off of one call: admit it (a repeat of a call stored or being stored, a reused key, one run
  * too many), pack its item, store it as a BullMQ job within `enqueueTimeoutMs`, and, when the call waits, hear the
- * worker's answers as the run's `respond()` and outcome. A call that cannot be stored in time is refused 503 and its job, should Redis
- * store it later after all, is taken back before a worker runs it.
+ * worker's answers as the run's `respond()` and outcome. A call that cannot be stored in time is refused 503 and its
+ * job, should Redis store it later after all, is taken back before a worker runs it.
  */
 import { randomUUID } from 'node:crypto';
 import type { Job, Queue } from 'bullmq';
@@ -84,7 +84,7 @@ export function handOff(context: EnqueueContext, run: WebhookRun, call: HandOffC
     return accepted;
   }, (error: unknown) => {
     clearTimeout(timer);
-    throw error instanceof WebhookError ? error : unavailable(options, error);
+    throw refusalOf(error, options);
   });
 }
 
@@ -156,10 +156,6 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
   }
 }
 
-/**
- * Sends the job. Data that cannot be serialised (it never should: the item is parsed JSON) is the library's
- * failure, a 500 with its cause, not Redis's 503.
- */
 function addJob(connected: Connected, run: WebhookRun, data: WebhookJobData, jobId: string, attempts: number, options: ResolvedQueueOptions): Promise<Job> {
   return connected.queue.add(run.workflowId, data, {
     jobId,
@@ -167,15 +163,21 @@ function addJob(connected: Connected, run: WebhookRun, data: WebhookJobData, job
     backoff: { type: 'exponential', delay: options.backoffMs },
     removeOnComplete: { age: Math.ceil(options.idempotencyWindowMs / 1000) },
     removeOnFail: { age: Math.ceil(options.failedRetentionMs / 1000) },
-  }).catch((error: unknown) => {
-    if (!unserialisable(error)) throw error;
-    throw new WebhookError('INTERNAL_ERROR', `The call could not be stored as a job: ${(error as Error).message}`, { cause: error });
   });
 }
 
-/** JSON.stringify's own refusals: too deep (RangeError), a BigInt or a circle (TypeError). */
-export function unserialisable(error: unknown): boolean {
-  return error instanceof RangeError || (error instanceof TypeError && /BigInt|circular|JSON/i.test(error.message));
+/**
+ * What the caller is answered when the call was not stored: the library's own refusals as they are; data that
+ * cannot be serialised (it never should: the item is parsed JSON, its depth bounded) as the library's failure, a 500
+ * with its cause; anything else as Redis's 503.
+ */
+function refusalOf(error: unknown, options: ResolvedQueueOptions): WebhookError {
+  if (error instanceof WebhookError) return error;
+  // JSON.stringify's own refusals: too deep (RangeError), a BigInt or a circle (TypeError).
+  if (error instanceof RangeError || (error instanceof TypeError && /BigInt|circular|JSON/i.test(error.message))) {
+    return new WebhookError('INTERNAL_ERROR', `The call could not be stored as a job: ${error.message}`, { cause: error });
+  }
+  return unavailable(options, error);
 }
 
 function jobData(run: WebhookRun, call: HandOffContext, item: PackedItem, key: string | undefined, track: boolean, options: ResolvedQueueOptions): WebhookJobData {

@@ -98,6 +98,19 @@ if (findService(REDIS) === undefined) {
       });
     }
 
+    it('answers a call whose item cannot be stored as a job 500 INTERNAL_ERROR with the reason, not 503 as if Redis were away', async () => {
+      const registry = await registryWith({ responseMode: 'onReceived' });
+      let runs = 0;
+      setup.worker(async () => { runs += 1; return { items: [] }; });
+      // A host that lifted the nesting limit: JSON.stringify of the job overflows its stack.
+      const app = setup.app(registry, setup.queue(), { limits: { bodyDepth: 1_000_000 } });
+      const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+      const answer = await request(app).post(`${BASE}/webhook/job`).set('content-type', 'application/json').send(deep);
+      expect([answer.status, answer.body.code]).to.deep.equal([500, 'INTERNAL_ERROR']);
+      await request(app).post(`${BASE}/webhook/job`).send({}).expect(200);
+      await eventually(() => runs === 1);
+    });
+
     it('reports a job\'s state, progress and result through status()', async () => {
       const queue = setup.queue();
       let jobId = '';
