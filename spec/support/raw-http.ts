@@ -3,7 +3,7 @@
  * and clients that hang up half-way. Always on loopback.
  */
 import { createServer, request, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 export interface RawResponse {
   status: number;
@@ -57,4 +57,40 @@ export function sendTo(port: number, raw: RawRequest): Promise<RawResponse> {
     for (const chunk of raw.chunks ?? []) req.write(chunk);
     req.end();
   });
+}
+
+/** The first answer read off a raw socket: status line, head and JSON body (`{}` when it has none). */
+export interface SocketAnswer {
+  status: number;
+  head: string;
+  body: { code?: string; message?: string };
+}
+
+/**
+ * Resolves with the first complete answer the server writes on `socket`: an answer with a content-length once that
+ * many bytes came, a chunked one (an empty 200) once its last chunk came. Rejects on a socket error.
+ */
+export function firstAnswer(socket: Socket): Promise<SocketAnswer> {
+  return new Promise((resolve, reject) => {
+    const received: Buffer[] = [];
+    socket.on('error', reject);
+    socket.on('data', (chunk: Buffer) => {
+      received.push(chunk);
+      const text = Buffer.concat(received).toString();
+      const split = text.indexOf('\r\n\r\n');
+      if (split < 0) return;
+      const declared = /content-length: (\d+)/i.exec(text.slice(0, split));
+      const rest = text.slice(split + 4);
+      if (declared === null ? !text.endsWith('0\r\n\r\n') : Buffer.byteLength(rest) < Number(declared[1])) return;
+      const body = declared === null || rest === '' ? {} : JSON.parse(rest) as SocketAnswer['body'];
+      resolve({ status: Number(text.slice(9, 12)), head: text.slice(0, split), body });
+    });
+  });
+}
+
+/** Writes the head of `POST <path>` announcing `length` body bytes. */
+export function writePostHead(socket: Socket, path: string, headers: Record<string, string>, length: number): void {
+  const head = Object.entries({ ...headers, host: '127.0.0.1', 'content-length': String(length) })
+    .map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n`);
 }

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookMiddlewareOptions } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
-import { listen } from '../../support/raw-http.js';
+import { firstAnswer, listen, writePostHead, type SocketAnswer } from '../../support/raw-http.js';
 import { eventually, filesUnder, makeTempDir, type TempDir } from '../../support/temp-dir.js';
 import { workflow } from '../../support/workflows.js';
 
@@ -11,11 +11,9 @@ const host = HOSTS[0] as (typeof HOSTS)[number];
 /** Low enough for a quick spec: 200 ms of grace, then 1000 bytes a second. */
 const LOW_RATE = { bytesPerSecond: 1000, graceMs: 200 };
 
-interface Answer { status: number; head: string; body: { code?: string; message?: string } }
-
 interface Trickle {
   /** The first answer the server writes. */
-  answer: Promise<Answer>;
+  answer: Promise<SocketAnswer>;
   /** Settles once the server has closed the connection. */
   closed: Promise<void>;
   stop(): void;
@@ -36,23 +34,8 @@ function trickle(port: number, headers: Record<string, string>, body: string, pa
   };
   const timer = setInterval(() => write(pace.slice), pace.everyMs);
   const closed = new Promise<void>((resolve) => socket.on('close', () => { clearInterval(timer); resolve(); }));
-  const answer = new Promise<Answer>((resolve, reject) => {
-    const received: Buffer[] = [];
-    socket.on('error', reject);
-    socket.on('data', (chunk: Buffer) => {
-      received.push(chunk);
-      const text = Buffer.concat(received).toString();
-      const split = text.indexOf('\r\n\r\n');
-      if (split < 0) return;
-      // Error answers carry a content-length; an empty 200 is sent chunked.
-      const declared = /content-length: (\d+)/i.exec(text.slice(0, split));
-      const rest = text.slice(split + 4);
-      if (declared === null ? !text.endsWith('0\r\n\r\n') : Buffer.byteLength(rest) < Number(declared[1])) return;
-      resolve({ status: Number(text.slice(9, 12)), head: text.slice(0, split), body: declared === null || rest === '' ? {} : JSON.parse(rest) as Answer['body'] });
-    });
-  });
-  const head = Object.entries({ ...headers, host: '127.0.0.1', 'content-length': String(bytes.length) }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  socket.write(`POST ${BASE}/webhook/in HTTP/1.1\r\n${head}\r\n`);
+  const answer = firstAnswer(socket);
+  writePostHead(socket, `${BASE}/webhook/in`, headers, bytes.length);
   write(pace.first);
   return { answer, closed, stop: () => { clearInterval(timer); socket.destroy(); } };
 }

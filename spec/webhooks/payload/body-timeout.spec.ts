@@ -2,43 +2,29 @@ import { connect } from 'node:net';
 import { expect } from 'chai';
 import { createWebhookMiddleware, MemoryWebhookRegistry } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
-import { listen } from '../../support/raw-http.js';
+import { firstAnswer, listen, writePostHead, type SocketAnswer } from '../../support/raw-http.js';
 import { eventually, filesUnder, makeTempDir, type TempDir } from '../../support/temp-dir.js';
 import { workflow } from '../../support/workflows.js';
 
 const TIMEOUT_MS = 300;
 
-interface Answer { status: number; head: string; body: { code?: string }; afterMs: number }
+interface Answer extends SocketAnswer { afterMs: number }
 
 /**
  * A client on a raw socket: it sends the head and `parts` of the body, `gapMs` apart, and never the rest unless
  * `parts` complete the announced length. Resolves with the first answer the server writes.
  */
 function stallingClient(port: number, headers: Record<string, string>, length: number, parts: (string | Buffer)[], gapMs = 0): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const socket = connect(port, '127.0.0.1');
-    const received: Buffer[] = [];
-    const giveUp = setTimeout(() => { socket.destroy(); reject(new Error('no answer within 5 s')); }, 5000);
-    socket.on('data', (chunk: Buffer) => {
-      received.push(chunk);
-      const text = Buffer.concat(received).toString();
-      const split = text.indexOf('\r\n\r\n');
-      if (split < 0) return;
-      // Error answers carry a content-length; an empty 200 is sent chunked.
-      const declared = /content-length: (\d+)/i.exec(text.slice(0, split));
-      const body = declared === null ? '' : text.slice(split + 4);
-      if (declared === null ? !text.endsWith('0\r\n\r\n') : Buffer.byteLength(body) < Number(declared[1])) return;
-      clearTimeout(giveUp);
-      socket.destroy();
-      resolve({ status: Number(text.slice(9, 12)), head: text.slice(0, split), body: body === '' ? {} : JSON.parse(body) as { code?: string }, afterMs: Date.now() - started });
-    });
-    socket.on('error', (error) => { clearTimeout(giveUp); reject(error); });
-    const head = Object.entries({ ...headers, host: '127.0.0.1', 'content-length': String(length) })
-      .map(([name, value]) => `${name}: ${value}\r\n`).join('');
-    socket.write(`POST ${BASE}/webhook/in HTTP/1.1\r\n${head}\r\n`);
-    parts.forEach((part, index) => setTimeout(() => { if (!socket.destroyed) socket.write(part); }, index * gapMs));
+  const started = Date.now();
+  const socket = connect(port, '127.0.0.1');
+  let giveUp: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    giveUp = setTimeout(() => { socket.destroy(); reject(new Error('no answer within 5 s')); }, 5000);
   });
+  const answered = firstAnswer(socket).then((answer) => ({ ...answer, afterMs: Date.now() - started }));
+  writePostHead(socket, `${BASE}/webhook/in`, headers, length);
+  parts.forEach((part, index) => setTimeout(() => { if (!socket.destroyed) socket.write(part); }, index * gapMs));
+  return Promise.race([answered, late]).finally(() => { clearTimeout(giveUp); socket.destroy(); });
 }
 
 for (const host of HOSTS) {
