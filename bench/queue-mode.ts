@@ -15,9 +15,9 @@ const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon
 const EXEC_ARGV = ['--expose-gc', '--conditions=workflow-webhooks-source', '--import', 'tsx'];
 const LOAD: Load = { path: '/hooks/webhook/bench', headers: { 'content-type': 'application/json' }, body: '{"order":42,"item":"Tea","quantity":3}' };
 
-interface Child { child: ChildProcess; port: number }
+export interface Child { child: ChildProcess; port: number }
 
-async function start(script: string, args: string[], env: Record<string, string>): Promise<Child> {
+export async function start(script: string, args: string[], env: Record<string, string>): Promise<Child> {
   const child = fork(fileURLToPath(new URL(`./servers/${script}`, import.meta.url)), args, { execArgv: EXEC_ARGV, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (message: { port: number }) => resolve(message.port));
@@ -49,7 +49,7 @@ function send(port: number, amount: number): Promise<void> {
 }
 
 /** Alternates two servers over the rounds; medians of each. */
-async function pair(a: Child, b: Child, settings: BenchSettings): Promise<[Sample[], Sample[]]> {
+export async function pair(a: Child, b: Child, settings: BenchSettings): Promise<[Sample[], Sample[]]> {
   const samples: [Sample[], Sample[]] = [[], []];
   for (let round = 0; round < settings.rounds; round += 1) {
     const order = round % 2 === 0 ? [0, 1] as const : [1, 0] as const;
@@ -121,7 +121,7 @@ export async function benchQueue(base: BenchSettings): Promise<string> {
   return lines.join('\n');
 }
 
-async function until(probe: () => Promise<boolean>, ms = 60_000): Promise<void> {
+export async function until(probe: () => Promise<boolean>, ms = 60_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!await probe()) {
     if (Date.now() > deadline) throw new Error(`not reached within ${ms} ms`);

@@ -52,7 +52,7 @@ async function prefixMemory(admin: { sendCommand(args: string[]): Promise<unknow
  * A activates one workflow; B and C watch its path until they find it. A deactivates it; B and C watch until they
  * no longer find it. A sample is the time from A's call to the later of B and C (both must have seen it).
  */
-async function propagation(url: string, cycles: number): Promise<string> {
+export async function propagation(url: string, cycles: number): Promise<string> {
   const [a, b, c] = await forkOpen(3, url, `bench-propagation-${process.pid}:`) as [Instance, Instance, Instance];
   const shown: number[] = [];
   const gone: number[] = [];
@@ -84,7 +84,7 @@ async function propagation(url: string, cycles: number): Promise<string> {
 }
 
 /** Distinct workflows through one registry, alone on its prefix: one at a time, then `concurrency` in flight. */
-async function activations(url: string, settings: RedisRegistrySettings): Promise<string> {
+export async function activations(url: string, settings: RedisRegistrySettings): Promise<string> {
   const [instance] = await forkOpen(1, url, `bench-activations-${process.pid}:`) as [Instance];
   const lines = ['| activations | workflows | time | activations/s |', '|---|---|---|---|'];
   try {

@@ -21,12 +21,13 @@ export interface BenchRedis {
   stop(): Promise<void>;
 }
 
-export async function startRedis(binary = process.env.REDIS_SERVER ?? 'redis-server'): Promise<BenchRedis> {
+/** `extra`: more redis-server arguments (`--replicaof 127.0.0.1 <port>` makes a replica). */
+export async function startRedis(binary = process.env.REDIS_SERVER ?? 'redis-server', extra: string[] = []): Promise<BenchRedis> {
   const port = await freePort();
   // Persistence off (no RDB, no AOF): nothing to write to disk while measuring. The slow log keeps every command
   // slower than 10 ms, so a long script (the 100 000-workflow snapshot) can be reported.
   const child: ChildProcess = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
-    '--protected-mode', 'yes', '--slowlog-log-slower-than', '10000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    '--protected-mode', 'yes', '--slowlog-log-slower-than', '10000', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   // If the benchmark dies on an error or is interrupted, the server must not outlive it.
   const killOnExit = (): void => { child.kill('SIGKILL'); };
   const killOnSignal = (signal: NodeJS.Signals): void => {

@@ -2,14 +2,18 @@
  * `npm run bench [-- <name>]`: runs the benchmarks and prints Markdown tables. Never part of `npm test`.
  * Names: speed (the side-by-side table against bare node:http, Express and Node-RED), json, scale, form, multipart
  * (HTTP, autocannon), signed (signature verification), registry, definitions, upload (1 GiB), redis (starts its own
- * redis-server), queue (queue mode against in process; starts its own redis-server and workers), telemetry (the
- * middleware with OpenTelemetry, without and with an SDK, and with the console mounted).
+ * redis-server), topologies (the Redis registry on one server, a Redis Cluster and Sentinel), queue (queue mode
+ * against in process; starts its own redis-server and workers), telemetry (the middleware with OpenTelemetry, without
+ * and with an SDK, and with the console mounted), replicas (queue mode with replica acknowledgement against without;
+ * starts a primary and a replica).
  */
 import { cpus, totalmem } from 'node:os';
 import { benchDefinitions } from './definitions.js';
 import { benchHttp } from './http.js';
 import { benchQueue } from './queue-mode.js';
+import { benchReplicas } from './queue-replicas.js';
 import { benchRedis } from './redis.js';
+import { benchRedisTopologies } from './redis-topologies.js';
 import { benchRegistryLookup } from './registry-lookup.js';
 import { benchSigned } from './signed.js';
 import { benchSpeed, speedKinds } from './speed.js';
@@ -37,4 +41,6 @@ if (wants('registry')) write(`## Registry look-up (in process)\n\n${await benchR
 if (wants('definitions')) write(`## Definition validation (in process)\n\n${await benchDefinitions()}\n\n`);
 if (wants('upload')) write(`## 1 GiB multipart upload (server in its own process)\n\n${await benchUpload()}\n\n`);
 if (wants('redis')) write(`## Redis registry (redis-server started by the benchmark)\n\n${await benchRedis(settings)}\n\n`);
+if (wants('topologies')) write(`## Redis registry on one redis-server, a Redis Cluster and Sentinel (all started by the benchmark)\n\n${await benchRedisTopologies()}\n\n`);
 if (wants('queue')) write(`## Queue mode (redis-server, two workers and every web instance in processes of their own)\n\n${await benchQueue(settings)}\n\n`);
+if (wants('replicas')) write(`## Queue mode with replica acknowledgement (a primary and one replica on loopback)\n\n${await benchReplicas(settings)}\n\n`);

@@ -21,7 +21,8 @@ let executor = noOp;
 if (where === 'queue') {
   const client = createClient({ url: process.env.REDIS_URL });
   client.on('error', () => undefined);
-  const queue = createWebhookQueue({ connection: client, name: process.env.QUEUE_NAME ?? 'bench' });
+  // QUEUE_REPLICAS: replica acknowledgement (the `replicas` benchmark), 0 by default.
+  const queue = createWebhookQueue({ connection: client, name: process.env.QUEUE_NAME ?? 'bench', replicas: Number(process.env.QUEUE_REPLICAS ?? 0) });
   await queue.ready();
   executor = queue.executor;
   close = () => queue.close();

@@ -4,7 +4,7 @@
  * look-ups, and a MemoryWebhookRegistry of the same size for comparison. Times are wall-clock milliseconds with sub-ms
  * precision (timeOrigin + now), comparable across processes on one machine.
  */
-import { createClient } from 'redis';
+import { createClient, createCluster, createSentinel } from 'redis';
 import { MemoryWebhookRegistry, type WorkflowWebhooks } from '../../lib/index.js';
 import { RedisWebhookRegistry, type RedisClientLike } from '../../lib/redis/index.js';
 
@@ -17,7 +17,7 @@ const heap = (): number => {
   return process.memoryUsage().heapUsed;
 };
 
-let client: ReturnType<typeof createClient> | undefined;
+let client: { destroy(): unknown } | undefined;
 let registry: RedisWebhookRegistry | undefined;
 /** Called right after every change-log read has been handed to the registry (see `watched`). */
 let afterLogRead: () => void = () => undefined;
@@ -28,20 +28,28 @@ let afterLogRead: () => void = () => undefined;
  * soon as it changed, without busy-polling the look-up (two spinning processes would starve Redis on two cores).
  */
 function watched(source: RedisClientLike): RedisClientLike {
-  return {
-    duplicate: (overrides) => watched(source.duplicate(overrides)),
-    connect: () => source.connect(),
-    destroy: () => source.destroy(),
-    on: (event, listener) => source.on(event, listener),
-    sendCommand: (args) => {
-      const reply = source.sendCommand(args);
-      if (args[0] !== 'XREAD') return reply;
-      return reply.then((value) => {
-        setImmediate(() => afterLogRead());
-        return value;
-      });
+  // A proxy, not a plain object: a cluster or Sentinel client is told apart by its own methods, which must stay visible.
+  return new Proxy(source, {
+    get(target, property, receiver) {
+      if (property === 'duplicate') {
+        const duplicate = target.duplicate?.bind(target);
+        return duplicate === undefined ? undefined : (...overrides: never[]) => watched(duplicate(...overrides));
+      }
+      if (property !== 'sendCommand') {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      }
+      return (...args: unknown[]) => {
+        const reply = (target.sendCommand as (...all: unknown[]) => Promise<unknown>)(...args);
+        const command = args.find(Array.isArray) as unknown[] | undefined;
+        if (command?.[0] !== 'XREAD') return reply;
+        return reply.then((value) => {
+          setImmediate(() => afterLogRead());
+          return value;
+        });
+      };
     },
-  };
+  });
 }
 
 function workflow(workflowId: string, path: string): WorkflowWebhooks {
@@ -53,13 +61,27 @@ function opened(): RedisWebhookRegistry {
   return registry;
 }
 
+/**
+ * The client a user would write for the topology `url` names: `redis://…` one server, `cluster:<url>,<url>` a Redis
+ * Cluster's root nodes, `sentinel:<name>@<host>:<port>,…` a Sentinel group.
+ */
+function clientFor(url: string): RedisClientLike & { destroy(): unknown } {
+  if (url.startsWith('cluster:')) return createCluster({ rootNodes: url.slice(8).split(',').map((node) => ({ url: node })) }) as unknown as RedisClientLike;
+  if (url.startsWith('sentinel:')) {
+    const [name, nodes] = url.slice(9).split('@') as [string, string];
+    return createSentinel({ name, sentinelRootNodes: nodes.split(',').map((node) => ({ host: node.split(':')[0] as string, port: Number(node.split(':')[1]) })) }) as unknown as RedisClientLike;
+  }
+  return createClient({ url }) as unknown as RedisClientLike;
+}
+
 async function open(url: string, prefix: string): Promise<Record<string, number>> {
-  client = createClient({ url });
-  client.on('error', (error: unknown) => console.error('bench redis client:', error));
-  await client.connect();
+  const made = clientFor(url);
+  client = made;
+  made.on('error', (error: unknown) => console.error('bench redis client:', error));
+  await made.connect();
   const before = heap();
   const started = now();
-  registry = new RedisWebhookRegistry({ client: watched(client), prefix });
+  registry = new RedisWebhookRegistry({ client: watched(made), prefix });
   await registry.ready();
   const readyMs = now() - started;
   return { readyMs, heapBytes: heap() - before, workflows: registry.health().workflows };

@@ -2,16 +2,18 @@
  * The web side's hand-off of one call: admit it (a repeat of a call stored or being stored, a reused key, one run
  * too many), pack its item, store it as a BullMQ job within `enqueueTimeoutMs`, and, when the call waits, hear the
  * worker's answers as the run's `respond()` and outcome. A call that cannot be stored in time is refused 503 and its
- * job, should Redis store it later after all, is taken back before a worker runs it.
+ * job, should Redis store it later after all, is taken back before a worker runs it. With replica acknowledgement
+ * (option `replicas`) a stored job is confirmed on the replicas before its call is answered (see confirmStored).
  */
 import { randomUUID } from 'node:crypto';
 import type { Job, Queue } from 'bullmq';
 import { WebhookError } from '../webhooks/errors.js';
 import type { AcceptedRun, HandOffContext } from '../webhooks/run/hand-off.js';
 import type { ExecutionResult, WebhookRun } from '../webhooks/types.js';
+import type { Confirmation, ReplicaAcks } from '../redis/replica-acks.js';
 import { admitted, releaseClaim } from './admission.js';
 import { packItems, type PackedItem } from './binary/pack.js';
-import type { QueueRedisClient } from './connection.js';
+import type { QueueCommands } from './redis-route.js';
 import { bodyFingerprint, idempotencyKeyOf, jobIdOf } from './idempotency.js';
 import type { WebhookJobData } from './job-data.js';
 import type { QueueKeys } from './keys.js';
@@ -25,9 +27,11 @@ import type { TraceCarrier } from './tracing.js';
 /** What the hand-off needs of the queue once it is connected. */
 export interface Connected {
   queue: Queue;
-  client: QueueRedisClient;
+  client: QueueCommands;
   waiters: ReplyWaiters;
   replyChannel: string;
+  /** Confirms stored jobs on the replicas; undefined when the `replicas` option is 0. */
+  acks: ReplicaAcks | undefined;
 }
 
 export interface EnqueueContext {
@@ -47,8 +51,13 @@ interface Fate {
   onAbandon: (() => void) | undefined;
 }
 
+/** How long a call waits for its answer: storing the job, and with replica acknowledgement the replicas' as well. */
+function answerWithinMs(options: ResolvedQueueOptions): number {
+  return options.enqueueTimeoutMs + (options.replicas > 0 ? options.replicaTimeoutMs : 0);
+}
+
 function unavailable(options: ResolvedQueueOptions, cause?: unknown): WebhookError {
-  return new WebhookError('QUEUE_UNAVAILABLE', `The run could not be stored: Redis did not acknowledge it within ${options.enqueueTimeoutMs} ms. It will not run.`, {
+  return new WebhookError('QUEUE_UNAVAILABLE', `The run could not be stored: Redis did not acknowledge it within ${answerWithinMs(options)} ms. It will not run.`, {
     hint: 'Try again in a moment; the webhook queue\'s Redis did not answer.',
     headers: { 'retry-after': String(options.retryAfterSeconds) },
     cause,
@@ -62,17 +71,17 @@ function tooMany(options: ResolvedQueueOptions, workflowId: string, maxQueued: n
   });
 }
 
-/** Stores the call's run, or refuses it; never longer than enqueueTimeoutMs. */
+/** Stores the call's run, or refuses it; never longer than enqueueTimeoutMs (plus replicaTimeoutMs with replicas). */
 export function handOff(context: EnqueueContext, run: WebhookRun, call: HandOffContext): Promise<AcceptedRun> {
   const { options } = context;
-  const fate: Fate = { answerBy: Date.now() + options.enqueueTimeoutMs, abandoned: false, onAbandon: undefined };
+  const fate: Fate = { answerBy: Date.now() + answerWithinMs(options), abandoned: false, onAbandon: undefined };
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {
       fate.abandoned = true;
       fate.onAbandon?.();
       reject(unavailable(options));
-    }, options.enqueueTimeoutMs);
+    }, answerWithinMs(options));
   });
   const { telemetry } = options;
   const stored = telemetry === undefined
@@ -105,6 +114,8 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
   }, () => unavailable(options));
   if (admission === 'full') throw tooMany(options, run.workflowId, settings?.maxQueued as number);
   if (admission === 'duplicate') {
+    // The first call's job may not be on the replicas yet: a round of ours confirms it (it was written before).
+    if (connected.acks !== undefined) await confirmed(connected.acks, options);
     // A repeat waits for the first call's job, which may have ended already: it is looked at at once.
     return { jobId, duplicate: true, outcome: call.awaitsOutcome ? waitFor(connected.waiters, options.binaryStore, run, jobId, true).outcome : undefined };
   }
@@ -135,18 +146,26 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
       stopWaiting = waiting.stop;
       outcome = waiting.outcome;
     }
-    const job = addJob(connected, run, data, jobId, settings?.attempts ?? options.attempts, options);
+    // With replica acknowledgement the job waits, delayed, until its caller's answer is due: no worker takes it before
+    // it is confirmed (and then promoted), and one that takes it at that time checks it was not refused.
+    const delayMs = connected.acks === undefined ? 0 : Math.max(1, fate.answerBy - Date.now());
+    const job = addJob(connected, run, data, jobId, settings?.attempts ?? options.attempts, options, delayMs);
     adding = job;
     // Refused while the job is on its way (a paused Redis holds every write until it resumes): a mark sent on the
     // same connection reaches Redis right behind the job, and a worker that takes a late job does not run a marked one.
-    fate.onAbandon = () => {
+    const refuse = (): void => {
       void connected.client.sendCommand(['SET', keys.refused(storeId), '1', 'PX', String(options.idempotencyWindowMs)]).catch(() => undefined);
       if (key !== undefined) void releaseClaim(keys, connected, jobId, storeId);
     };
+    fate.onAbandon = refuse;
     // Stored after the caller was refused: taken back, files and all, unless a worker has it already (then it runs).
     job.then((stored) => { if (isAbandoned()) void stored.remove().then(cleanUp, () => undefined); }, cleanUp);
-    await job;
+    const stored = await job;
     if (isAbandoned()) throw new Abandoned();
+    if (connected.acks !== undefined) await confirmStored(connected.acks, options, stored, isAbandoned, () => {
+      refuse();
+      void stored.remove().then(cleanUp, () => undefined);
+    });
     return { jobId, duplicate: false, outcome };
   } catch (error) {
     stopWaiting?.();
@@ -156,13 +175,49 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
   }
 }
 
-function addJob(connected: Connected, run: WebhookRun, data: WebhookJobData, jobId: string, attempts: number, options: ResolvedQueueOptions): Promise<Job> {
+function addJob(connected: Connected, run: WebhookRun, data: WebhookJobData, jobId: string, attempts: number, options: ResolvedQueueOptions,
+  delayMs: number): Promise<Job> {
   return connected.queue.add(run.workflowId, data, {
     jobId,
     attempts,
+    ...(delayMs > 0 ? { delay: delayMs } : {}),
     backoff: { type: 'exponential', delay: options.backoffMs },
     removeOnComplete: { age: Math.ceil(options.idempotencyWindowMs / 1000) },
     removeOnFail: { age: Math.ceil(options.failedRetentionMs / 1000) },
+  });
+}
+
+/** Throws 503 unless the replicas acknowledged every write answered so far (a Redis failure rejects as it is). */
+async function confirmed(acks: ReplicaAcks, options: ResolvedQueueOptions): Promise<void> {
+  const confirmation = await acks.confirm();
+  if (!confirmation.confirmed) throw unconfirmed(options, confirmation);
+}
+
+/**
+ * Confirms a stored (delayed) job on the replicas, then lets it run at once (promote; should that write be lost,
+ * the job runs when its delay ends). Not confirmed, or past the caller's deadline meanwhile: the job is refused
+ * (`refuse`: marked, taken back, its idempotency key given up) and the call answered 503.
+ */
+async function confirmStored(acks: ReplicaAcks, options: ResolvedQueueOptions, stored: Job, abandoned: () => boolean, refuse: () => void): Promise<void> {
+  try {
+    await confirmed(acks, options);
+  } catch (error) {
+    refuse();
+    throw error;
+  }
+  if (abandoned()) {
+    // The deadline's own refusal marked it already; the job is taken back here.
+    refuse();
+    throw new Abandoned();
+  }
+  void stored.promote().catch(() => undefined);
+}
+
+function unconfirmed(options: ResolvedQueueOptions, confirmation: Confirmation): WebhookError {
+  return new WebhookError('QUEUE_UNAVAILABLE', `The run could not be stored safely: Redis stored it, but ${confirmation.acknowledged} of the ${options.replicas} ` +
+    `replica(s) asked for (option replicas) confirmed it within ${options.replicaTimeoutMs} ms. It will not run.`, {
+    hint: 'Try again in a moment; the webhook queue\'s Redis replicas are behind or unreachable.',
+    headers: { 'retry-after': String(options.retryAfterSeconds) },
   });
 }
 

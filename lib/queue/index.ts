@@ -14,5 +14,7 @@ export type { PackedBinary, PackedItem } from './binary/pack.js';
 export type { BinarySource, BinaryStore, StoredBinary } from './binary/store.js';
 export { redisBinaryStore, type RedisBinaryStoreOptions } from './binary/redis-store.js';
 export { directoryBinaryStore, type DirectoryBinaryStoreOptions } from './binary/directory-store.js';
-export type { QueueConnection, QueueRedisClient } from './connection.js';
+export type { QueueClientLike, QueueConnection, QueueRedisClient } from './connection.js';
+export type { QueueServerOptions, QueueSentinelOptions, QueueTlsOptions } from './connection-forms.js';
+export type { QueueCommands } from './redis-route.js';
 export type { EnqueuedJob, ProcessedJob, QueueTelemetry, TraceCarrier } from './tracing.js';

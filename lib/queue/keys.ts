@@ -19,6 +19,11 @@ export interface QueueKeys {
    * so a concurrent repeat waits for that job instead of storing its own.
    */
   claim(jobId: string): string;
+  /**
+   * The key each round of replica acknowledgement writes before its WAIT (see lib/redis/replica-acks.ts); it sits in
+   * the queue's slot, so on a cluster the WAIT goes to the primary that holds the queue's jobs.
+   */
+  acks: string;
   /** Binary data of the Redis binary store. */
   binary(id: string): string;
   /** The channel a web instance hears its waiting calls' answers on. */
@@ -34,6 +39,7 @@ export function queueKeys(prefix: string, name: string): QueueKeys {
     running: (workflowId) => `${own}:running:${workflowId}`,
     refused: (storeId) => `${own}:refused:${storeId}`,
     claim: (jobId) => `${own}:claim:${jobId}`,
+    acks: `${own}:acks`,
     binary: (id) => `${own}:binary:${id}`,
     replies: (instanceId) => `${own}:replies:${instanceId}`,
   };

@@ -11,16 +11,28 @@ import type { ExecutionResult } from '../webhooks/types.js';
 import type { QueuedWebhookRun } from './worker-run.js';
 import type { BinaryStore } from './binary/store.js';
 import type { QueueConnection } from './connection.js';
+import { connectionForm, type ConnectionForm } from './connection-forms.js';
+import { slotPrefix, type RedisTopology } from '../redis/topology.js';
 import type { WebhookQueueEvent, WebhookWorkerEvent } from './events.js';
 import { resolveKeyring, type JobEncryptionOptions, type Keyring } from './sealing.js';
 import { resolveQueueTelemetry, type QueueTelemetry } from './tracing.js';
 
 interface Shared {
-  /** A node-redis client (5 or later; it is duplicated, never used itself) or a Redis URL. */
+  /**
+   * Where Redis is: a node-redis client of the `redis` package, 5 or later — `createClient()`, `createCluster()` or
+   * `createSentinel()`; it is duplicated, never used itself — or a Redis URL (`redis://`, `rediss://`), or BullMQ's
+   * `{ host, port, username, password, db, tls }`, or BullMQ's Sentinel form `{ sentinels: [{ host, port }], name,
+   * username, password, db, tls, sentinelPassword }`. Anything else (an ioredis client among them) is a TypeError.
+   */
   connection: QueueConnection;
-  /** The BullMQ queue's name. Default `webhooks`. */
+  /** The BullMQ queue's name: letters, digits, `_`, `.` and `-`. Default `webhooks`. */
   name?: string;
-  /** BullMQ's key prefix. Default `bull`. */
+  /**
+   * BullMQ's key prefix: letters, digits, `_`, `.` and `-`, with at most one hash tag in braces (`{bull}`). Default
+   * `bull`. On Redis Cluster every key of a queue must share one hash slot: a prefix without a hash tag is used
+   * wrapped in one (`bull` as `{bull}`), and the queue's and worker's `prefix` say which; the same prefix on the
+   * queue and its workers either way.
+   */
   prefix?: string;
   /**
    * Files up to this size in all travel inside the job (base64); larger ones go to `binaryStore`. Bytes, or a string
@@ -53,6 +65,19 @@ export interface WebhookQueueOptions extends Shared {
   failedRetentionMs?: number;
   /** `Retry-After` of 503 and 429 answers, in seconds. Default 5. */
   retryAfterSeconds?: number;
+  /**
+   * How many Redis replicas must hold a call's job before the call is answered 2xx (Redis `WAIT`). With 0 (the
+   * default) a 2xx means the primary stored the job: a failover before its replicas caught up can lose it. With 1 or
+   * more, a 2xx means the job is on that many replicas too, so a failover to one of them loses no accepted call; when
+   * fewer acknowledge within `replicaTimeoutMs`, the call is answered 503 `QUEUE_UNAVAILABLE` with Retry-After and
+   * its job never runs (nor stands for a later call with the same idempotency key). A whole number, at least 0.
+   */
+  replicas?: number;
+  /**
+   * With `replicas`: how long a stored job waits for the replicas' acknowledgement before its call is refused 503.
+   * A call is then answered within `enqueueTimeoutMs + replicaTimeoutMs`. A whole number of ms, at least 1. Default 1000.
+   */
+  replicaTimeoutMs?: number;
   onEvent?: (event: WebhookQueueEvent) => void;
 }
 
@@ -91,18 +116,20 @@ function count(name: string, value: number | undefined, fallback: number, least:
 }
 
 const NAME = /^[\w.-]{1,100}$/;
+/** A name, with at most one hash tag (`{…}`, not empty) anywhere in it. */
+const PREFIX = /^[\w.-]*(\{[\w.-]+\})?[\w.-]*$/;
 
 function shared(options: Shared, factory: string): ResolvedShared {
   if (typeof options !== 'object' || options === null) throw new TypeError(`workflow-webhooks/queue: ${factory} needs an options object.`);
-  const { connection } = options;
-  if (typeof connection !== 'string' && typeof (connection as { duplicate?: unknown } | undefined)?.duplicate !== 'function') {
-    throw new TypeError(`workflow-webhooks/queue: ${factory} needs { connection }: a node-redis client (createClient({ url })) or a Redis URL.`);
-  }
+  const connection = connectionForm(options.connection, factory);
   const name = options.name ?? 'webhooks';
-  const prefix = options.prefix ?? 'bull';
-  if (!NAME.test(name) || !NAME.test(prefix)) throw new TypeError('workflow-webhooks/queue: name and prefix take letters, digits, _, . and - only.');
+  const given = options.prefix ?? 'bull';
+  if (!NAME.test(name)) throw new TypeError('workflow-webhooks/queue: option name takes letters, digits, _, . and - only.');
+  if (typeof given !== 'string' || given === '' || given.length > 100 || !PREFIX.test(given)) {
+    throw new TypeError('workflow-webhooks/queue: option prefix takes letters, digits, _, . and -, with at most one hash tag in braces ({bull}).');
+  }
   return {
-    connection, name, prefix,
+    connection, topology: connection.topology, name, givenPrefix: given, prefix: slotPrefix(given, connection.topology, 'bull'),
     inlineBinaryBytes: byteSize('inlineBinaryBytes (workflow-webhooks/queue)', options.inlineBinaryBytes, 1024 * 1024, true),
     binaryStore: options.binaryStore,
     logger: safeLogger(options.logger ?? STDERR_LOGGER),
@@ -112,8 +139,12 @@ function shared(options: Shared, factory: string): ResolvedShared {
 }
 
 export interface ResolvedShared {
-  connection: QueueConnection;
+  connection: ConnectionForm;
+  topology: RedisTopology;
   name: string;
+  /** The prefix as given (or its default). */
+  givenPrefix: string;
+  /** The prefix the keys really start with: on a cluster, with a hash tag. */
   prefix: string;
   telemetry: QueueTelemetry | undefined;
   inlineBinaryBytes: number;
@@ -130,6 +161,9 @@ export interface ResolvedQueueOptions extends ResolvedShared {
   idempotencyWindowMs: number;
   failedRetentionMs: number;
   retryAfterSeconds: number;
+  /** Replica acknowledgement of each stored job; `replicas` 0: none. */
+  replicas: number;
+  replicaTimeoutMs: number;
   onEvent: WebhookQueueOptions['onEvent'];
 }
 
@@ -142,8 +176,16 @@ export function resolveQueueOptions(options: WebhookQueueOptions): ResolvedQueue
     idempotencyWindowMs: count('idempotencyWindowMs', options.idempotencyWindowMs, 24 * 3600_000, 1000),
     failedRetentionMs: count('failedRetentionMs', options.failedRetentionMs, 7 * 24 * 3600_000, 1000),
     retryAfterSeconds: count('retryAfterSeconds', options.retryAfterSeconds, 5, 0),
+    replicas: finite('replicas', count('replicas', options.replicas, 0, 0)),
+    replicaTimeoutMs: finite('replicaTimeoutMs', count('replicaTimeoutMs', options.replicaTimeoutMs, 1000, 1)),
     onEvent: options.onEvent,
   };
+}
+
+/** Redis's WAIT takes whole numbers; Infinity (which `count` lets through for limits) has no meaning here. */
+function finite(name: string, value: number): number {
+  if (value === Infinity) throw new TypeError(`workflow-webhooks/queue: option ${name} must be a finite whole number; got Infinity.`);
+  return value;
 }
 
 /** An executor as a worker runs it: any `WebhookExecutor`, or one that reads the queued run's extras. */

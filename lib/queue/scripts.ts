@@ -4,7 +4,7 @@
  * workflow's concurrency slots. Every instance and worker runs the same scripts on the same keys, so the limits hold
  * across the cluster.
  */
-import type { QueueRedisClient } from './connection.js';
+import type { QueueCommands } from './redis-route.js';
 
 /**
  * KEYS: the job's hash, the workflow's unfinished runs, its running runs, the claim on the call's idempotency key.
@@ -69,7 +69,7 @@ redis.call('ZREM', KEYS[1], ARGV[1])
 if ARGV[2] == '1' then redis.call('ZREM', KEYS[2], ARGV[1]) end
 return 1`;
 
-function run(client: QueueRedisClient, script: string, keys: string[], args: (string | number)[]): Promise<unknown> {
+function run(client: QueueCommands, script: string, keys: string[], args: (string | number)[]): Promise<unknown> {
   return client.sendCommand(['EVAL', script, String(keys.length), ...keys, ...args.map(String)]);
 }
 
@@ -88,21 +88,21 @@ export interface AdmitArguments {
   claimMs: number;
 }
 
-export function admit(client: QueueRedisClient, keys: [job: string, unfinished: string, running: string, claim: string], args: AdmitArguments): Promise<Admission> {
+export function admit(client: QueueCommands, keys: [job: string, unfinished: string, running: string, claim: string], args: AdmitArguments): Promise<Admission> {
   return run(client, ADMIT, keys, [
     Date.now(), args.maxQueued ?? -1, args.track ? 1 : 0, args.jobId, args.staleMs, args.refusedPrefix, args.fingerprint ?? '', args.storeId, args.claimMs,
   ]) as Promise<Admission>;
 }
 
-export function unclaim(client: QueueRedisClient, claim: string, storeId: string): Promise<unknown> {
+export function unclaim(client: QueueCommands, claim: string, storeId: string): Promise<unknown> {
   return run(client, UNCLAIM, [claim], [storeId]);
 }
 
-export async function acquireSlot(client: QueueRedisClient, running: string, jobId: string, limit: number, leaseMs: number): Promise<boolean> {
+export async function acquireSlot(client: QueueCommands, running: string, jobId: string, limit: number, leaseMs: number): Promise<boolean> {
   const now = Date.now();
   return await run(client, ACQUIRE, [running], [now, now + leaseMs, limit, jobId]) === 1;
 }
 
-export function releaseSlot(client: QueueRedisClient, keys: [running: string, unfinished: string], jobId: string, ended: boolean): Promise<unknown> {
+export function releaseSlot(client: QueueCommands, keys: [running: string, unfinished: string], jobId: string, ended: boolean): Promise<unknown> {
   return run(client, RELEASE, keys, [jobId, ended ? 1 : 0]);
 }

@@ -9,6 +9,7 @@ import { errorFields } from '../webhooks/logger.js';
 import type { AcceptedRun, HandOffContext, HandOffExecutor } from '../webhooks/run/hand-off.js';
 import type { ExecutionResult, WebhookRun } from '../webhooks/types.js';
 import { storedRefs } from './binary/pack.js';
+import { bullConnection } from './bullmq-node-redis.js';
 import { baseClient, closeConnection, openConnection, type QueueRedisClient } from './connection.js';
 import { handOff, type Connected, type EnqueueContext } from './enqueue.js';
 import { emitter } from './events.js';
@@ -17,6 +18,9 @@ import type { Keyring } from './sealing.js';
 import { queueKeys } from './keys.js';
 import { resolveQueueOptions, type WebhookQueueOptions } from './options.js';
 import { ReplyWaiters } from './replies.js';
+import { oneConnectionOptions, ReplicaAcks, sendInOrder } from '../redis/replica-acks.js';
+import { routed, shardedReplies, subscribeReplies } from './redis-route.js';
+import { warnIfPrefixWrapped } from './prefix.js';
 
 /** A job as `status()` reports it. */
 export interface WebhookJobStatus {
@@ -39,6 +43,8 @@ export interface WebhookQueue {
   readonly executor: HandOffExecutor;
   /** The BullMQ queue itself, for dashboards (bull-board's `BullMQAdapter`) and BullMQ's own tools. */
   readonly bullQueue: Queue<WebhookJobData, WebhookJobResult>;
+  /** The key prefix in use: the one given, or on Redis Cluster, when it had no hash tag, that prefix in one (`{bull}`). */
+  readonly prefix: string;
   /** Resolves once connected to Redis; rejects when the connection cannot be opened. */
   ready(): Promise<void>;
   status(jobId: string): Promise<WebhookJobStatus | undefined>;
@@ -62,6 +68,8 @@ export interface WebhookQueue {
 export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
   const resolved = resolveQueueOptions(options);
   const keys = queueKeys(resolved.prefix, resolved.name);
+  const routeKey = keys.job('');
+  warnIfPrefixWrapped(resolved, 'createWebhookQueue');
   const emit = emitter(resolved.onEvent);
   const instanceId = randomUUID();
   const clients: QueueRedisClient[] = [];
@@ -72,22 +80,34 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
   const connected: Promise<Connected> = (async () => {
     const base = await baseClient(resolved.connection, resolved.logger, 'createWebhookQueue');
     // Commands fail at once while disconnected instead of waiting in node-redis' queue: a call is refused in time.
-    const command = openConnection(base, resolved.logger, 'queue commands', { disableOfflineQueue: true });
-    const subscriber = openConnection(base, resolved.logger, 'queue replies');
+    const command = openConnection(base, resolved.topology, resolved.logger, 'queue commands', { disableOfflineQueue: true });
+    const subscriber = openConnection(base, resolved.topology, resolved.logger, 'queue replies');
     clients.push(command.client, subscriber.client);
-    bull = new Queue<WebhookJobData, WebhookJobResult>(resolved.name, { connection: command.client as never, prefix: resolved.prefix });
+    // Replica acknowledgement blocks its connection while WAIT waits: a connection of its own, so calls' other
+    // commands never queue behind it.
+    const acking = resolved.replicas === 0 ? undefined
+      : openConnection(base, resolved.topology, resolved.logger, 'replica acknowledgement', oneConnectionOptions(resolved.topology));
+    if (acking !== undefined) clients.push(acking.client);
+    // Closed while the client was being made: these connections are not left open behind it.
+    if (closed) for (const client of clients) closeConnection(client);
+    const acks = acking === undefined ? undefined : new ReplicaAcks({ replicas: resolved.replicas, timeoutMs: resolved.replicaTimeoutMs }, keys.acks,
+      (commands) => sendInOrder(acking.client, resolved.topology, commands, keys.acks));
+    const commands = routed(command.client, resolved.topology, routeKey);
+    bull = new Queue<WebhookJobData, WebhookJobResult>(resolved.name, { connection: bullConnection(command.client, resolved.topology, routeKey) as never, prefix: resolved.prefix });
     bull.on('error', (error: Error) => { resolved.logger.warn({ err: errorFields(error) }, 'webhook queue: BullMQ reported an error; calls are refused 503 until Redis answers'); });
     waiters = new ReplyWaiters(bull, 1000, (result, jobId) => openResult(result, resolved.keyring, jobId), (error, jobId) => {
       resolved.logger.error({ jobId, err: errorFields(error) }, 'webhook queue: a waiting call could not be answered from its job; its deadline answers it');
     });
-    resolved.binaryStore?.attach?.({ client: command.client, key: keys.binary });
-    await Promise.all([command.ready, subscriber.ready]);
+    resolved.binaryStore?.attach?.({ client: commands, key: keys.binary });
+    await Promise.all([command.ready, subscriber.ready, acking?.ready]);
     const replyChannel = keys.replies(instanceId);
-    await (subscriber.client.subscribe as NonNullable<QueueRedisClient['subscribe']>)(replyChannel, (message) => { waiters.deliver(message); });
-    // Back after an outage: replies sent meanwhile are lost, so every waiting call looks at its job.
-    subscriber.client.on('ready', () => { waiters.pollAll(); });
+    const sharded = await shardedReplies(commands, resolved.topology);
+    await subscribeReplies(subscriber.client, sharded, replyChannel, (message) => { waiters.deliver(message); });
+    // Back after an outage: replies sent meanwhile are lost, so every waiting call looks at its job. (A cluster's
+    // node connections say so with 'node-ready'.)
+    for (const event of ['ready', 'node-ready']) subscriber.client.on(event, () => { waiters.pollAll(); });
     if (closed) throw new Error('closed');
-    return { queue: bull, client: command.client, waiters, replyChannel };
+    return { queue: bull, client: commands, waiters, replyChannel, acks };
   })();
   connected.catch((error: unknown) => { if (!closed) resolved.logger.error({ err: error }, 'queue mode: could not connect to Redis'); });
   const context: EnqueueContext = { options: resolved, keys, connected };
@@ -113,6 +133,7 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
   const job = async (jobId: string): Promise<Job<WebhookJobData, WebhookJobResult> | undefined> => (await connected).queue.getJob(jobId);
   return {
     executor,
+    prefix: resolved.prefix,
     get bullQueue() {
       if (bull === undefined) throw new Error('workflow-webhooks/queue: the queue is still connecting; await queue.ready() first.');
       return bull;

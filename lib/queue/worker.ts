@@ -10,12 +10,15 @@ import { checkResult } from '../webhooks/run/execute.js';
 import { errorFields } from '../webhooks/logger.js';
 import type { ExecutionResult, TriggerItem } from '../webhooks/types.js';
 import { packItems, storedRefs, unpackItems } from './binary/pack.js';
+import { bullConnection } from './bullmq-node-redis.js';
 import { baseClient, closeConnection, openConnection, type QueueRedisClient } from './connection.js';
 import { emitter } from './events.js';
 import { jobItem, packResponse, sealResult, type ReplyMessage, type WebhookJobData, type WebhookJobResult } from './job-data.js';
 import { queueKeys, type QueueKeys } from './keys.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WebhookWorkerOptions } from './options.js';
 import { acquireSlot, releaseSlot } from './scripts.js';
+import { warnIfPrefixWrapped } from './prefix.js';
+import { publishReply, routed, shardedReplies, type QueueCommands } from './redis-route.js';
 import { QueuedRun } from './worker-run.js';
 
 export interface WebhookWorker {
@@ -23,6 +26,8 @@ export interface WebhookWorker {
   ready(): Promise<void>;
   /** Runs under way now. */
   readonly running: number;
+  /** The key prefix in use: the one given, or on Redis Cluster, when it had no hash tag, that prefix in one (`{bull}`). */
+  readonly prefix: string;
   /**
    * Stops taking jobs and lets the runs under way finish; after `timeoutMs` (default 10 000) they are told to stop
    * through `run.signal` and left to another worker, which runs them again.
@@ -33,8 +38,9 @@ export interface WebhookWorker {
 interface Context {
   options: ResolvedWorkerOptions;
   keys: QueueKeys;
-  client: QueueRedisClient;
-  publisher: QueueRedisClient;
+  client: QueueCommands;
+  /** Sends a message to a waiting web instance's reply channel. */
+  publish(channel: string, message: string): Promise<unknown>;
   emit: ReturnType<typeof emitter<import('./events.js').WebhookWorkerEvent>>;
   controllers: Set<AbortController>;
 }
@@ -49,21 +55,27 @@ interface Context {
 export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorker {
   const resolved = resolveWorkerOptions(options);
   const keys = queueKeys(resolved.prefix, resolved.name);
+  const routeKey = keys.job('');
+  warnIfPrefixWrapped(resolved, 'createWebhookWorker');
   const controllers = new Set<AbortController>();
   const clients: QueueRedisClient[] = [];
   let worker: Worker | undefined;
   let closed = false;
   const started = (async () => {
     const base = await baseClient(resolved.connection, resolved.logger, 'createWebhookWorker');
-    const command = openConnection(base, resolved.logger, 'worker commands');
-    const publisher = openConnection(base, resolved.logger, 'worker replies');
+    const command = openConnection(base, resolved.topology, resolved.logger, 'worker commands');
+    const publisher = openConnection(base, resolved.topology, resolved.logger, 'worker replies');
     clients.push(command.client, publisher.client);
+    if (closed) for (const client of clients) closeConnection(client);
     await Promise.all([command.ready, publisher.ready]);
-    resolved.binaryStore?.attach?.({ client: command.client, key: keys.binary });
+    const commands = routed(command.client, resolved.topology, routeKey);
+    resolved.binaryStore?.attach?.({ client: commands, key: keys.binary });
+    const sharded = await shardedReplies(commands, resolved.topology);
     if (closed) return;
-    const context: Context = { options: resolved, keys, client: command.client, publisher: publisher.client, emit: emitter(resolved.onEvent), controllers };
+    const publish = (channel: string, message: string): Promise<unknown> => publishReply(publisher.client, resolved.topology, sharded, channel, message);
+    const context: Context = { options: resolved, keys, client: commands, publish, emit: emitter(resolved.onEvent), controllers };
     worker = new Worker<WebhookJobData, WebhookJobResult>(resolved.name, (job, token) => processJob(context, job, token), {
-      connection: command.client as never,
+      connection: bullConnection(command.client, resolved.topology, routeKey) as never,
       prefix: resolved.prefix,
       concurrency: resolved.concurrency,
       lockDuration: resolved.lockDurationMs,
@@ -82,15 +94,18 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
     });
     await worker.waitUntilReady();
   })();
-  started.catch((error: unknown) => { resolved.logger.error({ err: errorFields(error) }, 'queue worker: could not start'); });
+  started.catch((error: unknown) => { if (!closed) resolved.logger.error({ err: errorFields(error) }, 'queue worker: could not start'); });
   return {
     ready: () => started,
+    prefix: resolved.prefix,
     get running() {
       return controllers.size;
     },
     async close({ timeoutMs = 10_000 } = {}) {
       if (closed) return;
       closed = true;
+      // Still connecting (Redis away, a certificate refused): closing the connections ends the wait for them.
+      if (worker === undefined) for (const client of clients) closeConnection(client);
       await started.catch(() => undefined);
       if (worker !== undefined) {
         const finished = worker.close();
@@ -199,7 +214,7 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
   const startedAt = performance.now();
   let ended = false;
   const reply = (message: ReplyMessage): void => {
-    if (data.replyTo !== undefined) void context.publisher.publish?.(data.replyTo, JSON.stringify(message))?.catch(() => undefined);
+    if (data.replyTo !== undefined) void context.publish(data.replyTo, JSON.stringify(message)).catch(() => undefined);
   };
   try {
     let run: QueuedRun | undefined;

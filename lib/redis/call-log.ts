@@ -8,18 +8,22 @@ import { checkCapacity } from '../console/calls/memory-log.js';
 import { discard, isReplyError, type RedisClientLike } from './client.js';
 import { withDeadline } from './link.js';
 import { script } from './scripts.js';
+import { sendVia, topologyOf, type RedisTopology } from './topology.js';
 import { errorFields, safeLogger, type WebhookLogger } from '../webhooks/logger.js';
 
 /** The part of a node-redis client (5 or later) the call log uses: the registry's, plus `subscribe` for the channel. */
 export interface RedisCallLogClient extends RedisClientLike {
-  duplicate(overrides?: { disableOfflineQueue?: boolean }): RedisCallLogClient;
+  duplicate?(...overrides: never[]): RedisCallLogClient;
   subscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
+  /** Used only on a client that cannot be duplicated (node-redis 5's Sentinel client), whose subscription is shared. */
+  unsubscribe?(...args: never[]): Promise<unknown>;
 }
 
 export interface RedisCallLogOptions {
   /**
-   * A connected node-redis client (5 or later). Appends and reads go through it; the subscription opens its own
-   * connection with `duplicate()`. The log never closes this client: it stays the host's.
+   * A connected node-redis client (5 or later): `createClient()`, `createCluster()` or `createSentinel()`. Appends
+   * and reads go through it; the subscription opens its own connection with `duplicate()`. The log never closes this
+   * client: it stays the host's.
    */
   client: RedisCallLogClient;
   /** Starts the list's key and the channel's name: `<keyPrefix>calls` and `<keyPrefix>calls:new`. Default `workflow-webhooks:`. */
@@ -63,6 +67,28 @@ function parseCall(text: unknown): CallRecord | undefined {
   }
 }
 
+/**
+ * The subscription of a client that cannot be duplicated (node-redis 5's Sentinel client, whose subscriptions run on
+ * a connection of their own inside it): subscribes through the host's client, and closing it unsubscribes this log's
+ * listener only, never the client.
+ */
+function sharedSubscription(client: RedisCallLogClient): RedisCallLogClient {
+  const subscribed: Array<[string, (message: string) => void]> = [];
+  return {
+    connect: () => Promise.resolve(),
+    on: () => undefined,
+    sendCommand: (...args: never[]) => client.sendCommand(...args),
+    subscribe: (channel, listener) => {
+      subscribed.push([channel, listener]);
+      return client.subscribe(channel, listener);
+    },
+    destroy: () => {
+      const unsubscribe = client.unsubscribe as ((channel: string, listener: (message: string) => void) => Promise<unknown>) | undefined;
+      for (const [channel, listener] of subscribed.splice(0)) void unsubscribe?.call(client, channel, listener).catch(() => undefined);
+    },
+  };
+}
+
 function stderrErrors(error: Error): void {
   console.error('workflow-webhooks/redis: the RedisCallLog subscription failed; it reconnects by itself:', error);
 }
@@ -70,6 +96,7 @@ function stderrErrors(error: Error): void {
 export class RedisCallLog implements CallLog {
   readonly capacity: number;
   readonly #client: RedisCallLogClient;
+  readonly #topology: RedisTopology;
   readonly #key: string;
   readonly #channel: string;
   readonly #timeoutMs: number;
@@ -82,8 +109,9 @@ export class RedisCallLog implements CallLog {
   constructor(options: RedisCallLogOptions) {
     if (typeof options !== 'object' || options === null) fail('object', 'is required: new RedisCallLog({ client })');
     const { client } = options;
-    if (typeof client?.duplicate !== 'function' || typeof client.sendCommand !== 'function' || typeof client.subscribe !== 'function') {
-      fail('client', 'must be a node-redis client (createClient() from the redis package, version 5 or later)');
+    if (typeof client?.sendCommand !== 'function' || typeof client.subscribe !== 'function'
+      || (typeof client.duplicate !== 'function' && typeof client.unsubscribe !== 'function')) {
+      fail('client', 'must be a node-redis client (createClient(), createCluster() or createSentinel() from the redis package, version 5 or later)');
     }
     const keyPrefix = options.keyPrefix ?? 'workflow-webhooks:';
     if (typeof keyPrefix !== 'string') fail('keyPrefix', 'must be a string');
@@ -95,6 +123,7 @@ export class RedisCallLog implements CallLog {
     }
     this.capacity = checkCapacity(options.capacity, 'RedisCallLog');
     this.#client = client;
+    this.#topology = topologyOf(client);
     this.#key = `${keyPrefix}calls`;
     this.#channel = `${keyPrefix}calls:new`;
     this.#timeoutMs = timeoutMs;
@@ -162,7 +191,7 @@ export class RedisCallLog implements CallLog {
 
   /** One command, bounded by the deadline: a paused or unreachable Redis never holds a caller longer. */
   #send(args: readonly string[]): Promise<unknown> {
-    return withDeadline(this.#client.sendCommand(args), this.#timeoutMs, () => new Error(`no answer within ${this.#timeoutMs} ms`));
+    return withDeadline(sendVia(this.#client, this.#topology, args, this.#key), this.#timeoutMs, () => new Error(`no answer within ${this.#timeoutMs} ms`));
   }
 
   #failure(error: unknown, doing: string): Error {
@@ -171,7 +200,7 @@ export class RedisCallLog implements CallLog {
 
   #subscribe(): void {
     if (this.#subscriber !== undefined) return;
-    const connection = this.#client.duplicate();
+    const connection = this.#client.duplicate?.() ?? sharedSubscription(this.#client);
     this.#subscriber = connection;
     let down = false;
     connection.on('error', (error) => {

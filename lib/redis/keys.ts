@@ -31,6 +31,8 @@ export interface RegistryKeys {
   waitPrefix: string;
   /** Sorted set: wait id → its expiry, for counting live waits and finding expired ones. */
   waits: string;
+  /** String, expiring: written by each round of replica acknowledgement right before its WAIT (option `replicas`). */
+  acks: string;
 }
 
 export function registryKeys(prefix: string): RegistryKeys {
@@ -49,5 +51,6 @@ export function registryKeys(prefix: string): RegistryKeys {
     wait: (waitId) => `${prefix}wait:${waitId}`,
     waitPrefix: `${prefix}wait:`,
     waits: `${prefix}waits`,
+    acks: `${prefix}acks`,
   };
 }

@@ -5,8 +5,16 @@
  * paused, killed or black-holed Redis never makes a caller wait longer than the deadline.
  */
 import { WebhookError } from '../webhooks/errors.js';
-import { discard, isReplyError, type RedisClientLike } from './client.js';
+import { borrowed, canDuplicate, discard, isReplyError, type RedisClientLike } from './client.js';
 import type { Script } from './scripts.js';
+import { sendVia, type RedisTopology } from './topology.js';
+import { oneConnectionOptions, sendInOrder } from './replica-acks.js';
+
+/** Where a link's commands go: the kind of client, and a key of the store (on a cluster, all share its slot). */
+export interface RedisRoute {
+  topology: RedisTopology;
+  key: string;
+}
 
 export function unavailable(cause: unknown, doing: string): WebhookError {
   const reason = cause instanceof Error && cause.message !== '' ? `: ${cause.message}` : '';
@@ -37,9 +45,19 @@ class DeadlineError extends Error {
   }
 }
 
-/** Opens a duplicate of `source`, with an error listener at once (node-redis crashes the process without one). */
-export async function openDuplicate(source: RedisClientLike, ms: number, onError: (error: unknown) => void): Promise<RedisClientLike> {
-  const client = source.duplicate({ disableOfflineQueue: true });
+/**
+ * Opens a duplicate of `source`, with an error listener at once (node-redis crashes the process without one). A
+ * plain client refuses commands while it is offline instead of queueing them; a cluster or Sentinel client takes
+ * its options as they are (an override would replace the host's node options, TLS and password among them), and
+ * the command deadline bounds the wait. A client that cannot be duplicated is shared (`borrowed`).
+ */
+export async function openDuplicate(source: RedisClientLike, ms: number, onError: (error: unknown) => void, topology: RedisTopology,
+  oneConnection = false): Promise<RedisClientLike> {
+  if (!canDuplicate(source)) return borrowed(source);
+  const duplicate = source.duplicate as (overrides?: object) => RedisClientLike;
+  // A link that sends a write and then WAIT for it needs them on one connection (see replica-acks.ts).
+  const overrides = oneConnection ? oneConnectionOptions(topology) : topology === 'single' ? { disableOfflineQueue: true } : undefined;
+  const client = duplicate.call(source, overrides);
   client.on('error', (error) => onError(error));
   try {
     await withDeadline(client.connect(), ms, () => new DeadlineError(ms));
@@ -54,18 +72,32 @@ export class RedisLink {
   readonly #source: RedisClientLike;
   readonly #timeoutMs: number;
   readonly #onError: (error: unknown) => void;
+  readonly #route: RedisRoute;
+  readonly #oneConnection: boolean;
   #client: RedisClientLike | undefined;
   #opening: Promise<RedisClientLike> | undefined;
   #closed = false;
 
-  constructor(source: RedisClientLike, timeoutMs: number, onError: (error: unknown) => void) {
+  /** `oneConnection`: every command on one connection to the primary, as `inOrder` needs (see replica-acks.ts). */
+  constructor(source: RedisClientLike, timeoutMs: number, onError: (error: unknown) => void, route: RedisRoute, oneConnection = false) {
     this.#source = source;
+    this.#oneConnection = oneConnection;
+    this.#route = route;
     this.#timeoutMs = timeoutMs;
     this.#onError = onError;
   }
 
   /** Sends one command; `doing` completes the error message ("… while activating a workflow"). */
-  async command(args: readonly string[], doing: string): Promise<unknown> {
+  command(args: readonly string[], doing: string): Promise<unknown> {
+    return this.#send((client) => sendVia(client, this.#route.topology, args, this.#route.key), doing);
+  }
+
+  /** Sends commands one after another on one connection (a write, then WAIT for it: see replica-acks.ts). */
+  inOrder(commands: ReadonlyArray<ReadonlyArray<string>>, doing: string): Promise<unknown[]> {
+    return this.#send((client) => sendInOrder(client, this.#route.topology, commands, this.#route.key), doing);
+  }
+
+  async #send<T>(work: (client: RedisClientLike) => Promise<T>, doing: string): Promise<T> {
     for (let attempt = 0; ; attempt += 1) {
       if (this.#closed) throw new WebhookError('REGISTRY_UNAVAILABLE', 'The Redis webhook registry was closed.');
       let client: RedisClientLike;
@@ -75,7 +107,7 @@ export class RedisLink {
         throw unavailable(error, doing);
       }
       try {
-        return await withDeadline(client.sendCommand(args), this.#timeoutMs, () => new DeadlineError(this.#timeoutMs));
+        return await withDeadline(work(client), this.#timeoutMs, () => new DeadlineError(this.#timeoutMs));
       } catch (error) {
         if (isReplyError(error)) throw error;
         this.#drop(client);
@@ -111,7 +143,7 @@ export class RedisLink {
       if (opened !== undefined) this.#drop(opened);
       this.#onError(error);
     };
-    this.#opening ??= openDuplicate(this.#source, this.#timeoutMs, onError).then((client) => {
+    this.#opening ??= openDuplicate(this.#source, this.#timeoutMs, onError, this.#route.topology, this.#oneConnection).then((client) => {
       opened = client;
       if (this.#closed) {
         discard(client);

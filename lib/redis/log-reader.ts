@@ -1,11 +1,13 @@
 /**
  * Follows the change log on a connection of its own (a blocking XREAD would hold up every other command on a
- * shared one). Entries are handed over one at a time, in order; a missing number (entries trimmed while this
+ * shared one); on a client that cannot be duplicated (node-redis 5's Sentinel client) it shares the host's client
+ * and asks every 50 ms instead of blocking. Entries are handed over one at a time, in order; a missing number (entries trimmed while this
  * instance was cut off, or a store that started over) asks for a full reload instead. Every read has a deadline,
  * so a paused Redis is noticed within a block period plus the command timeout, and a lost connection is replaced.
  */
-import { discard, type RedisClientLike } from './client.js';
-import { openDuplicate, withDeadline } from './link.js';
+import { canDuplicate, discard, type RedisClientLike } from './client.js';
+import { openDuplicate, withDeadline, type RedisRoute } from './link.js';
+import { sendVia } from './topology.js';
 
 export interface LogEntry {
   id: string;
@@ -31,12 +33,15 @@ export interface LogFollower {
 }
 
 const BLOCK_MS = 1000;
+/** How often a reader that shares the host's client (it cannot block that client's connection) asks for new entries. */
+const POLL_MS = 50;
 const BATCH = 500;
 const RETRY_MS = [50, 100, 250, 500, 1000];
 
 export class LogReader {
   readonly #source: RedisClientLike;
   readonly #key: string;
+  readonly #route: RedisRoute;
   readonly #timeoutMs: number;
   readonly #follower: LogFollower;
   #position: LogPosition;
@@ -44,10 +49,12 @@ export class LogReader {
   #running = false;
   #stopped: Promise<void> = Promise.resolve();
   #wake: (() => void) | undefined;
+  #lastIdle = 0;
 
-  constructor(source: RedisClientLike, key: string, timeoutMs: number, follower: LogFollower, from: LogPosition) {
+  constructor(source: RedisClientLike, route: RedisRoute, timeoutMs: number, follower: LogFollower, from: LogPosition) {
     this.#source = source;
-    this.#key = key;
+    this.#route = route;
+    this.#key = route.key;
     this.#timeoutMs = timeoutMs;
     this.#follower = follower;
     this.#position = from;
@@ -93,17 +100,23 @@ export class LogReader {
   }
 
   async #readOnce(): Promise<void> {
-    this.#client ??= await openDuplicate(this.#source, this.#timeoutMs, () => undefined);
+    this.#client ??= await openDuplicate(this.#source, this.#timeoutMs, () => undefined, this.#route.topology);
     if (!this.#running) return;
     const { id } = this.#position;
-    const command = ['XREAD', 'COUNT', String(BATCH), 'BLOCK', String(BLOCK_MS), 'STREAMS', this.#key, id];
-    const limit = BLOCK_MS + this.#timeoutMs;
-    const reply = await withDeadline(this.#client.sendCommand(command), limit, () => new Error(`no answer from Redis within ${limit} ms`));
+    const blocks = canDuplicate(this.#source);
+    const command = ['XREAD', 'COUNT', String(BATCH), ...(blocks ? ['BLOCK', String(BLOCK_MS)] : []), 'STREAMS', this.#key, id];
+    const limit = (blocks ? BLOCK_MS : 0) + this.#timeoutMs;
+    const reply = await withDeadline(sendVia(this.#client, this.#route.topology, command, this.#key), limit, () => new Error(`no answer from Redis within ${limit} ms`));
     this.#follower.contact();
     const entries = parseRead(reply);
     if (entries.length === 0) {
-      const moved = await this.#follower.idle();
-      if (moved !== undefined) this.#position = moved;
+      // Once per block period, as a blocking reader does, whether it blocks or polls.
+      if (blocks || Date.now() - this.#lastIdle >= BLOCK_MS) {
+        this.#lastIdle = Date.now();
+        const moved = await this.#follower.idle();
+        if (moved !== undefined) this.#position = moved;
+      }
+      if (!blocks) await this.#pause(POLL_MS);
       return;
     }
     for (const entry of entries) {

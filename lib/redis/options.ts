@@ -4,6 +4,7 @@
 import type { WorkflowWebhooks } from '../webhooks/types.js';
 import { errorFields, safeLogger, type WebhookLogger } from '../webhooks/logger.js';
 import type { RedisClientLike } from './client.js';
+import { slotPrefix, topologyOf, type RedisTopology } from './topology.js';
 import { checkMaxWaiting } from '../webhooks/registry/waits.js';
 
 /** What the registry reports about its link to Redis and the state it mirrors. */
@@ -43,9 +44,17 @@ export interface RedisRegistryHealth {
 }
 
 export interface RedisWebhookRegistryOptions {
-  /** A connected node-redis client (5 or later). The registry opens its own connections with `duplicate()`. */
+  /**
+   * A connected node-redis client (5 or later): `createClient()`, `createCluster()` or `createSentinel()`. The
+   * registry opens its own connections with `duplicate()`; node-redis 5's Sentinel client has no `duplicate()`, so
+   * the registry shares it and reads the change log every 50 ms instead of waiting on it.
+   */
   client: RedisClientLike;
-  /** Every key starts with it. Default `workflow-webhooks:`. */
+  /**
+   * Every key starts with it. Default `workflow-webhooks:`. On a Redis Cluster all the registry's keys must share one
+   * hash slot: a prefix with a hash tag (`{wwh}:`) is used as given, one without is wrapped in one
+   * (`workflow-webhooks:` becomes `{workflow-webhooks:}`).
+   */
   prefix?: string;
   /** Longest wait for any Redis command before it counts as unavailable. Default 2000 ms. */
   commandTimeoutMs?: number;
@@ -64,20 +73,43 @@ export interface RedisWebhookRegistryOptions {
   logger?: WebhookLogger;
   /** At most this many runs waiting for a call (waiting webhooks) across all instances; one more is refused `TOO_MANY_WAITING`. Default 100 000. */
   maxWaiting?: number;
+  /**
+   * How many Redis replicas must hold a change before it counts as made (Redis `WAIT`): activations,
+   * deactivations, stored waits and claimed waits (a resumed run). With 0 (the default) a change the primary
+   * answered is made, and a failover before its replicas caught up can lose it. With 1 or more, a change that fewer
+   * replicas acknowledge within `replicaTimeoutMs` is refused `REGISTRY_UNAVAILABLE`: an activation, deactivation or
+   * stored wait stays applied on the primary (and served) but may be lost in a failover, so repeat it once the
+   * replicas are back; a claimed wait is given back, so the call can be retried. A whole number, at least 0.
+   */
+  replicas?: number;
+  /** With `replicas`: how long a change waits for the replicas' acknowledgement. A whole number of ms, at least 1. Default 1000. */
+  replicaTimeoutMs?: number;
 }
 
 export interface ResolvedRedisOptions {
   client: RedisClientLike;
+  /** The kind of client: on a cluster the prefix carries a hash tag, and commands are routed by key. */
+  topology: RedisTopology;
+  /** The prefix every key really starts with (the given one, wrapped in a hash tag on a cluster when it has none). */
   prefix: string;
   commandTimeoutMs: number;
   staleAfterMs: number;
   changeLogLength: number;
   maxWaiting: number;
+  /** Replica acknowledgement of each change; `replicas` 0: none. */
+  replicas: number;
+  replicaTimeoutMs: number;
   onEvent: (event: RedisRegistryEvent) => void;
 }
 
 function fail(name: string, rule: string): never {
   throw new TypeError(`workflow-webhooks/redis: option ${name} ${rule}.`);
+}
+
+function whole(name: string, value: unknown, fallback: number, least: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < least) fail(name, `must be a whole number of at least ${least}; got ${String(value)}`);
+  return value;
 }
 
 function positive(name: string, value: unknown, fallback: number): number {
@@ -110,8 +142,8 @@ function loggedEvents(logger: WebhookLogger): (event: RedisRegistryEvent) => voi
 export function resolveRedisOptions(options: RedisWebhookRegistryOptions): ResolvedRedisOptions {
   if (typeof options !== 'object' || options === null) fail('object', 'is required: new RedisWebhookRegistry({ client })');
   const { client } = options;
-  if (typeof client?.duplicate !== 'function' || typeof client.sendCommand !== 'function') {
-    fail('client', 'must be a node-redis client (createClient() from the redis package, version 5 or later)');
+  if (typeof client?.sendCommand !== 'function' || (typeof client.duplicate !== 'function' && topologyOf(client) !== 'sentinel')) {
+    fail('client', 'must be a node-redis client (createClient(), createCluster() or createSentinel() from the redis package, version 5 or later)');
   }
   const prefix = options.prefix ?? 'workflow-webhooks:';
   if (typeof prefix !== 'string') fail('prefix', 'must be a string');
@@ -122,13 +154,17 @@ export function resolveRedisOptions(options: RedisWebhookRegistryOptions): Resol
     fail('logger', 'must have warn(fields, message) and error(fields, message)');
   }
   const listener = options.onEvent ?? (options.logger === undefined ? stderrEvents : loggedEvents(safeLogger(options.logger)));
+  const topology = topologyOf(client);
   return {
     client,
-    prefix,
+    topology,
+    prefix: slotPrefix(prefix, topology, 'workflow-webhooks'),
     commandTimeoutMs: positive('commandTimeoutMs', options.commandTimeoutMs, 2000),
     staleAfterMs: positive('staleAfterMs', options.staleAfterMs, Number.POSITIVE_INFINITY),
     changeLogLength,
     maxWaiting: checkMaxWaiting(options.maxWaiting),
+    replicas: whole('replicas', options.replicas, 0, 0),
+    replicaTimeoutMs: whole('replicaTimeoutMs', options.replicaTimeoutMs, 1000, 1),
     onEvent: (event) => {
       try {
         listener(event);

@@ -23,6 +23,7 @@ import { ACTIVATE, DEACTIVATE, ENSURE_EPOCH, type Script } from './scripts.js';
 import { loadSnapshot } from './snapshot.js';
 import { RedisTestListens } from './test-listens.js';
 import { RedisContact } from './contact.js';
+import { RegistryReplicas } from './registry-replicas.js';
 import { RedisWaits } from './waits.js';
 import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../waiting/types.js';
 
@@ -45,13 +46,15 @@ export class RedisWebhookRegistry implements WebhookRegistry {
   #resetting: Promise<LogPosition> | undefined;
   readonly #contact: RedisContact;
   readonly #waits: RedisWaits;
+  readonly #replicas: RegistryReplicas;
 
   constructor(options: RedisWebhookRegistryOptions) {
     this.#options = resolveRedisOptions(options);
     this.#keys = registryKeys(this.#options.prefix);
-    this.#link = new RedisLink(this.#options.client, this.#options.commandTimeoutMs, () => undefined);
+    this.#link = new RedisLink(this.#options.client, this.#options.commandTimeoutMs, () => undefined, { topology: this.#options.topology, key: this.#keys.epoch });
     this.#contact = new RedisContact(this.#options.onEvent);
-    this.#waits = new RedisWaits(this.#link, this.#keys, this.#options.maxWaiting, () => Date.now() + this.#clockOffset);
+    this.#replicas = new RegistryReplicas(this.#options, this.#keys.acks);
+    this.#waits = new RedisWaits(this.#link, this.#keys, this.#options.maxWaiting, () => Date.now() + this.#clockOffset, this.#replicas);
     this.#tests = new RedisTestListens({
       keys: this.#keys,
       instanceId: randomUUID(),
@@ -84,6 +87,7 @@ export class RedisWebhookRegistry implements WebhookRegistry {
       [plain.workflowId, JSON.stringify(plain), ...new Set(webhooks.map(routeKey))], `activating workflow "${plain.workflowId}"`);
     if (reply[0] === 'CONFLICT') throw conflictFrom(String(reply[1]), String(reply[2]), String(reply[3] || '{}'), 'production');
     this.#applyOwn(plain.workflowId, { workflow: plain, webhooks }, Number(reply[1]));
+    await this.#replicas.confirmWorkflow(plain.workflowId, 'activate');
     return [...webhooks];
   }
 
@@ -93,6 +97,7 @@ export class RedisWebhookRegistry implements WebhookRegistry {
     const reply = await this.#change(DEACTIVATE, [keys.workflows, keys.routes, keys.workflowRoutes], [workflowId],
       `deactivating workflow "${workflowId}"`);
     this.#applyOwn(workflowId, undefined, Number(reply[1]));
+    await this.#replicas.confirmWorkflow(workflowId, 'deactivate');
     return reply[0] === 'OK' || served;
   }
 
@@ -167,6 +172,7 @@ export class RedisWebhookRegistry implements WebhookRegistry {
     this.#state = 'closed';
     await this.#reader?.stop();
     this.#link.close();
+    this.#replicas.close();
   }
 
   async #start(): Promise<void> {
@@ -175,8 +181,8 @@ export class RedisWebhookRegistry implements WebhookRegistry {
     this.#epoch = String(await this.#link.script(ENSURE_EPOCH, [this.#keys.epoch], [randomUUID()], 'starting the webhook registry'));
     const position = await this.#load(false);
     // close() may have come while loading.
-    if (this.#isClosed()) return;
-    this.#reader = new LogReader(this.#options.client, this.#keys.log, this.#options.commandTimeoutMs, {
+    if ((this.#state as string) === 'closed') return;
+    this.#reader = new LogReader(this.#options.client, { topology: this.#options.topology, key: this.#keys.log }, this.#options.commandTimeoutMs, {
       apply: (entry) => this.#apply(entry),
       reload: () => this.#reload(),
       idle: () => this.#checkEpoch(),
@@ -276,10 +282,6 @@ export class RedisWebhookRegistry implements WebhookRegistry {
       this.#options.onEvent({ type: 'error', error: asError(error), during: `applying change ${entry.version} (${String(op)})` });
     }
     this.#production.settle(entry.version);
-  }
-
-  #isClosed(): boolean {
-    return this.#state === 'closed';
   }
 
   #checkServing(): void {

@@ -8,6 +8,7 @@ import { checkWaitListLimit, tooManyWaiting } from '../webhooks/registry/waits.j
 import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../waiting/types.js';
 import type { RegistryKeys } from './keys.js';
 import type { RedisLink } from './link.js';
+import type { RegistryReplicas } from './registry-replicas.js';
 import { script } from './scripts.js';
 
 /** A wait's hash outlives its expiry by this much, so the sweep can still read what expired. */
@@ -30,13 +31,13 @@ redis.call('PEXPIREAT', KEYS[1], at + tonumber(ARGV[8]))
 redis.call('ZADD', KEYS[2], at, ARGV[1])
 return 1`, false);
 
-/** KEYS[1] wait hash; ARGV[1] resumedAt, [2] now. */
+/** KEYS[1] wait hash; ARGV[1] resumedAt, [2] now. A claim also answers the resume time it replaced ('' none), so it can be given back. */
 const CLAIM = script(`
 local found = redis.call('HMGET', KEYS[1], 'status', 'entry', 'resumedAt')
 if not found[1] then return {'NONE'} end
 if found[1] ~= 'waiting' then return {'NO', found[1], found[2], found[3] or ''} end
 redis.call('HSET', KEYS[1], 'status', 'running', 'resumedAt', ARGV[1])
-return {'OK', 'running', found[2], ARGV[1]}`, false);
+return {'OK', 'running', found[2], ARGV[1], found[3] or ''}`, false);
 
 /** KEYS[1] waits set; ARGV[1] now, [2] hash key prefix, [3] batch. Returns the entries that expired while waiting. */
 const SWEEP = script(`
@@ -87,19 +88,28 @@ export class RedisWaits {
   readonly #keys: RegistryKeys;
   readonly #maxWaiting: number;
   readonly #now: () => number;
+  readonly #replicas: RegistryReplicas;
   readonly #listeners = new Set<WaitExpiredListener>();
   #onError: (error: unknown) => void = () => undefined;
   #timer: NodeJS.Timeout | undefined;
   #sweeping = false;
 
-  constructor(link: RedisLink, keys: RegistryKeys, maxWaiting: number, now: () => number) {
+  constructor(link: RedisLink, keys: RegistryKeys, maxWaiting: number, now: () => number, replicas: RegistryReplicas) {
     this.#link = link;
+    this.#replicas = replicas;
     this.#keys = keys;
     this.#maxWaiting = maxWaiting;
     this.#now = now;
   }
 
+  /** Stores the entry (when it is new, or its status is `expect`) and, with replica acknowledgement, confirms it. */
   async put(entry: WaitEntry, expect?: WaitStatus): Promise<boolean> {
+    const stored = await this.#write(entry, expect);
+    if (stored) await this.#replicas.confirmWaitStored(entry.waitId);
+    return stored;
+  }
+
+  async #write(entry: WaitEntry, expect?: WaitStatus): Promise<boolean> {
     const { status, resumedAt: _resumedAt, ...rest } = entry;
     const reply = await this.#link.script(PUT, [this.#keys.wait(entry.waitId), this.#keys.waits], [
       entry.waitId, JSON.stringify(rest), status, String(Math.round(entry.expiresAt)), expect ?? '', String(this.#maxWaiting),
@@ -121,6 +131,7 @@ export class RedisWaits {
     const reply = await this.#link.script(CLAIM, [this.#keys.wait(waitId)], [String(resumedAt)], 'claiming a wait') as unknown[];
     if (reply[0] === 'NONE') return { claimed: false, entry: undefined };
     const entry = entryOf(reply[2], reply[1], reply[3]);
+    if (reply[0] === 'OK') await this.#confirmClaim(entry, reply[4]);
     if (reply[0] === 'OK') return entry.expiresAt <= this.#now() ? { claimed: false, entry: undefined } : { claimed: true, entry };
     return { claimed: false, entry: entry.expiresAt <= this.#now() ? undefined : entry };
   }
@@ -169,6 +180,21 @@ export class RedisWaits {
       this.#onError(error);
     } finally {
       this.#sweeping = false;
+    }
+  }
+
+  /** A claim the replicas did not confirm is given back (waiting again, if still this claim), and refused. */
+  async #confirmClaim(entry: WaitEntry, replaced: unknown): Promise<void> {
+    try {
+      await this.#replicas.confirmWaitClaimed(entry.waitId);
+    } catch (error) {
+      // As it was before the claim: waiting, with the resume time of an earlier resume, if any.
+      const { resumedAt: _claimedAt, ...claimed } = entry;
+      const before: WaitEntry = replaced === '' || replaced === undefined || replaced === null ? { ...claimed, status: 'waiting' }
+        : { ...claimed, status: 'waiting', resumedAt: Number(replaced) };
+      // Not confirmed either: the replicas are behind already, and waiting for them again would only delay the refusal.
+      await this.#write(before, 'running').catch(() => undefined);
+      throw error;
     }
   }
 

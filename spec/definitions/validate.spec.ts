@@ -99,11 +99,13 @@ describe('validateProperties()', () => {
     });
   });
 
-  it('reports a cyclic JS description instead of looping', () => {
+  it('reports a cyclic JS description as unreadable instead of looping or throwing', () => {
     const looping: Record<string, unknown> = { displayName: 'C', name: 'c', type: 'collection', default: {} };
     looping.options = [looping];
     const result = validateProperties([looping]);
     expect(result.valid).to.equal(false);
+    // The schema check meets the cycle first (its recursion ends the stack), so it is `unreadable`, not `too-deep`.
+    expect(result.errors.map((error) => [error.code, error.path])).to.deep.equal([['unreadable', '']]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createClient } from 'redis';
 import { createWebhookQueue, createWebhookWorker } from 'workflow-webhooks/queue';
-import { REDIS, RedisServer } from '../support/redis-server.js';
+import { freePort, REDIS, RedisServer } from '../support/redis-server.js';
 import { findService, markNotRun } from '../support/services.js';
 
 if (findService(REDIS) === undefined) {
@@ -32,6 +32,20 @@ if (findService(REDIS) === undefined) {
         await worker.close();
         await queue.close();
       }
+    });
+
+    it('closes a worker that never reached Redis instead of waiting for the connection forever, before or after its first try', async () => {
+      const unreachable = `redis://127.0.0.1:${await freePort()}`;
+      const early = createWebhookWorker({ connection: unreachable, name: 'unreachable', logger: recording().logger, executor: () => ({ items: [] }) });
+      expect(await early.close().then(() => 'closed')).to.equal('closed');
+      const { warnings, logger } = recording();
+      const late = createWebhookWorker({ connection: unreachable, name: 'unreachable', logger, executor: () => ({ items: [] }) });
+      for (let tries = 0; !warnings.some((message) => /failed; it reconnects/.test(message)); tries += 1) {
+        if (tries > 500) throw new Error('the worker never said its connection failed');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(await late.close().then(() => 'closed')).to.equal('closed');
+      expect(await late.ready().then(() => 'ready', () => 'never ready')).to.equal('never ready');
     });
 
     it('says nothing of a client that has its listener', async () => {

@@ -3,7 +3,9 @@ import request from 'supertest';
 import { MemoryWebhookRegistry, type WebhookEvent, type WebhookNodeParameters, type WorkflowSettings } from 'workflow-webhooks';
 import type { QueuedWebhookRun } from 'workflow-webhooks/queue';
 import { BASE, eventually, queueSetup } from '../support/queue/setup.js';
-import { RedisServer, REDIS } from '../support/redis-server.js';
+import { REDIS } from '../support/redis-server.js';
+import { TOPOLOGIES, type RunningTopology } from '../support/redis/topologies.js';
+import { queueDrained } from '../support/queue-drained.js';
 import { findService, markNotRun } from '../support/services.js';
 import { credentialOf, signedHeaders } from '../support/signers.js';
 
@@ -11,12 +13,12 @@ import { credentialOf, signedHeaders } from '../support/signers.js';
 if (findService(REDIS) === undefined) {
   markNotRun('queue mode: repeated deliveries', REDIS);
 } else {
-  describe('queue mode: repeated deliveries', function () {
+  for (const starter of TOPOLOGIES) describe(`queue mode: repeated deliveries on ${starter.name}`, function () {
     this.timeout(20_000);
-    let server: RedisServer;
-    before(async () => { server = await RedisServer.start() as RedisServer; });
-    after(async () => { await server.stop(); });
-    const setup = queueSetup(() => server);
+    let topology: RunningTopology;
+    before(async () => { topology = await starter.start() as RunningTopology; });
+    after(async () => { await topology.stop(); });
+    const setup = queueSetup(() => topology);
 
     async function serve(parameters: Partial<WebhookNodeParameters>, settings?: WorkflowSettings) {
       const runs: QueuedWebhookRun[] = [];
@@ -32,19 +34,19 @@ if (findService(REDIS) === undefined) {
         credentials: () => credentialOf('standardWebhooks'),
         onEvent: (event) => { if (event.type === 'enqueued') events.push(event); },
       });
-      return { app, runs, events };
+      return { app, runs, events, queue };
     }
 
     for (const responseMode of ['onReceived', 'lastNode'] as const) {
       it(`runs a signed message once when the sender delivers it twice (same webhook-id, ${responseMode}), answering both 2xx alike`, async () => {
-        const { app, runs, events } = await serve({ authentication: 'signatureAuth', responseMode });
+        const { app, runs, events, queue } = await serve({ authentication: 'signatureAuth', responseMode });
         const body = JSON.stringify({ order: 7 });
         const headers = { ...await signedHeaders('standardWebhooks', body, { messageId: 'msg_repeat' }), 'content-type': 'application/json' };
         const first = await request(app).post(`${BASE}/webhook/in`).set(headers).send(body).expect(200);
         await eventually(() => runs.length === 1);
         const again = await request(app).post(`${BASE}/webhook/in`).set(headers).send(body).expect(200);
         expect(again.body).to.deep.equal(first.body);
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await queueDrained(queue);
         expect(runs).to.have.length(1);
         expect(events.map((event) => event.type === 'enqueued' && event.duplicate)).to.deep.equal([false, true]);
         expect(new Set(events.map((event) => event.type === 'enqueued' && event.jobId)).size).to.equal(1);
@@ -52,12 +54,12 @@ if (findService(REDIS) === undefined) {
     }
 
     it('runs a call once per Idempotency-Key when the workflow names that header, and gives the run callId, jobId and attempt', async () => {
-      const { app, runs } = await serve({}, { idempotencyHeader: true });
+      const { app, runs, queue } = await serve({}, { idempotencyHeader: true });
       await request(app).post(`${BASE}/webhook/in`).set('idempotency-key', 'k-1').set('x-request-id', 'call-1').send({}).expect(200);
       await request(app).post(`${BASE}/webhook/in`).set('idempotency-key', 'k-1').send({}).expect(200);
       await request(app).post(`${BASE}/webhook/in`).set('idempotency-key', 'k-2').send({}).expect(200);
       await eventually(() => runs.length === 2);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await queueDrained(queue);
       expect(runs).to.have.length(2);
       expect(runs[0]).to.include({ callId: 'call-1', attempt: 1 });
       expect(runs[0]?.jobId).to.be.a('string').and.not.equal(runs[1]?.jobId);

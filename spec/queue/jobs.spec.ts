@@ -3,19 +3,22 @@ import request from 'supertest';
 import { MemoryWebhookRegistry, type WebhookNodeParameters } from 'workflow-webhooks';
 import type { WebhookWorkerEvent } from 'workflow-webhooks/queue';
 import { BASE, eventually, queueSetup } from '../support/queue/setup.js';
-import { freePort, RedisServer, REDIS } from '../support/redis-server.js';
+import { freePort, REDIS } from '../support/redis-server.js';
+import { TOPOLOGIES, type RunningTopology } from '../support/redis/topologies.js';
+import { queueDrained } from '../support/queue-drained.js';
 import { findService, markNotRun } from '../support/services.js';
 
 /** Runs as jobs: retried, kept when out of attempts, run again on demand, readable, and refused when Redis is away. */
 if (findService(REDIS) === undefined) {
   markNotRun('queue mode: jobs', REDIS);
 } else {
-  describe('queue mode: jobs', function () {
+  for (const starter of TOPOLOGIES) describe(`queue mode: jobs on ${starter.name}`, function () {
     this.timeout(20_000);
-    let server: RedisServer;
-    before(async () => { server = await RedisServer.start() as RedisServer; });
-    after(async () => { await server.stop(); });
-    const setup = queueSetup(() => server);
+    const single = starter.name === 'one redis-server';
+    let topology: RunningTopology;
+    before(async () => { topology = await starter.start() as RunningTopology; });
+    after(async () => { await topology.stop(); });
+    const setup = queueSetup(() => topology);
 
     async function registryWith(parameters: Partial<WebhookNodeParameters> = {}): Promise<MemoryWebhookRegistry> {
       const registry = new MemoryWebhookRegistry();
@@ -57,60 +60,6 @@ if (findService(REDIS) === undefined) {
       expect(await queue.retry('no-such-job')).to.equal(false);
     });
 
-    it('ends an attempt whose run ignores run.signal past maxRunMs, freeing the worker for the next job, and does not run it again', async () => {
-      const started: string[] = [];
-      const events: string[] = [];
-      const queue = setup.queue({ attempts: 3, backoffMs: 10 });
-      setup.worker(async (run) => {
-        started.push((run.items[0]?.json.body as { n: string }).n);
-        if (started.length === 1) return new Promise<never>(() => undefined); // ignores its signal, never settles
-        return { items: [{ json: { ok: true } }] };
-      }, { concurrency: 1, maxRunMs: 200, onEvent: (event: WebhookWorkerEvent) => { if (event.type === 'failed') events.push(`failed final=${event.final} ${event.error.message}`); } });
-      const app = setup.app(await registryWith({ responseMode: 'lastNode' }), queue);
-      const [stuck, next] = await Promise.all([
-        request(app).post(`${BASE}/webhook/job`).send({ n: 'stuck' }),
-        new Promise((resolve) => setTimeout(resolve, 50)).then(() => request(app).post(`${BASE}/webhook/job`).send({ n: 'next' })),
-      ]);
-      expect(next.status).to.equal(200);
-      expect(stuck.status).to.equal(500);
-      expect(started).to.deep.equal(['stuck', 'next']);
-      expect(events).to.deep.equal(['failed final=true The run did not finish within maxRunMs (200 ms) and was told to stop.']);
-      const [failed] = await queue.failed();
-      expect(failed).to.include({ attemptsMade: 1 });
-    });
-
-    for (const [kind, make] of [['a BigInt', () => ({ total: 10n })], ['an object that refers to itself', () => { const loop: Record<string, unknown> = {}; loop.self = loop; return loop; }]] as const) {
-      it(`fails a run whose result holds ${kind} once, with the reason, and answers its caller 500`, async () => {
-        let runs = 0;
-        const events: string[] = [];
-        const queue = setup.queue({ attempts: 3, backoffMs: 10 });
-        setup.worker(async () => {
-          runs += 1;
-          return { items: [{ json: make() }] };
-        }, { onEvent: (event: WebhookWorkerEvent) => { if (event.type === 'failed') events.push(`failed final=${event.final}`); } });
-        const res = await request(setup.app(await registryWith({ responseMode: 'lastNode' }), queue)).post(`${BASE}/webhook/job`).send({}).expect(500);
-        expect(res.body.code).to.equal('WORKFLOW_INVALID_RESULT');
-        expect(res.body.message).to.match(/cannot be stored as JSON/);
-        expect(events).to.deep.equal(['failed final=true']);
-        const [failed] = await queue.failed();
-        expect(failed?.failedReason).to.match(/cannot be stored as JSON/);
-        expect(runs).to.equal(1);
-      });
-    }
-
-    it('answers a call whose item cannot be stored as a job 500 INTERNAL_ERROR with the reason, not 503 as if Redis were away', async () => {
-      const registry = await registryWith({ responseMode: 'onReceived' });
-      let runs = 0;
-      setup.worker(async () => { runs += 1; return { items: [] }; });
-      // A host that lifted the nesting limit: JSON.stringify of the job overflows its stack.
-      const app = setup.app(registry, setup.queue(), { limits: { bodyDepth: 1_000_000 } });
-      const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
-      const answer = await request(app).post(`${BASE}/webhook/job`).set('content-type', 'application/json').send(deep);
-      expect([answer.status, answer.body.code]).to.deep.equal([500, 'INTERNAL_ERROR']);
-      await request(app).post(`${BASE}/webhook/job`).send({}).expect(200);
-      await eventually(() => runs === 1);
-    });
-
     it('reports a job\'s state, progress and result through status()', async () => {
       const queue = setup.queue();
       let jobId = '';
@@ -128,61 +77,6 @@ if (findService(REDIS) === undefined) {
       expect(await queue.status('no-such-job')).to.equal(undefined);
     });
 
-    it('answers 503 QUEUE_UNAVAILABLE with Retry-After within enqueueTimeoutMs when Redis cannot be reached, never 200', async () => {
-      const queue = setup.queue({ connection: `redis://127.0.0.1:${await freePort()}`, enqueueTimeoutMs: 300 });
-      const started = Date.now();
-      const res = await request(setup.app(await registryWith(), queue)).post(`${BASE}/webhook/job`).send({}).expect(503);
-      expect(res.body.code).to.equal('QUEUE_UNAVAILABLE');
-      expect(res.headers['retry-after']).to.equal('5');
-      expect(Date.now() - started).to.be.below(3000);
-    });
-
-    it('survives a lastNode caller that hangs up while its job is still being stored', async () => {
-      const unhandled: unknown[] = [];
-      const collect = (reason: unknown): void => { unhandled.push(reason); };
-      process.on('unhandledRejection', collect);
-      try {
-        const queue = setup.queue({ enqueueTimeoutMs: 1500 });
-        setup.worker(async () => ({ items: [{ json: { ok: true } }] }));
-        const app = setup.app(await registryWith({ responseMode: 'lastNode' }), queue);
-        await queue.ready();
-        setup.server.pause();
-        // The caller gives up while Redis holds the job: the run's signal is aborted before the job is stored.
-        const gaveUp = await request(app).post(`${BASE}/webhook/job`).timeout(300).send({}).then(() => false, () => true);
-        await new Promise((resolve) => setTimeout(resolve, 1700));
-        setup.server.resume();
-        expect(gaveUp).to.equal(true);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        expect(unhandled).to.deep.equal([]);
-        expect((await request(app).post(`${BASE}/webhook/job`).send({}).expect(200)).body).to.deep.equal({ ok: true });
-      } finally {
-        setup.server.resume();
-        process.removeListener('unhandledRejection', collect);
-      }
-    });
-
-    it('lets a run go on when its lastNode caller hangs up, without reporting a workflow failure', async () => {
-      const failures: string[] = [];
-      let finished = false;
-      const queue = setup.queue();
-      setup.worker(async () => {
-        await new Promise((resolve) => setTimeout(resolve, 400));
-        finished = true;
-        return { items: [] };
-      });
-      const logged: string[] = [];
-      const app = setup.app(await registryWith({ responseMode: 'lastNode' }), queue, {
-        onWorkflowError: (error) => failures.push(error.code),
-        logger: { error: (_fields, message) => logged.push(String(message)), warn: () => undefined },
-      });
-      const gaveUp = await request(app).post(`${BASE}/webhook/job`).timeout(100).send({}).then(() => false, () => true);
-      expect(gaveUp).to.equal(true);
-      await eventually(() => finished);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(failures).to.deep.equal([]);
-      expect(logged, 'nothing is logged as an error: nobody failed').to.deep.equal([]);
-    });
-
     it('gives a test listen its one call and the output the worker produced', async () => {
       const registry = new MemoryWebhookRegistry();
       const queue = setup.queue();
@@ -195,18 +89,152 @@ if (findService(REDIS) === undefined) {
       expect(result.status === 'received' && result.output?.items).to.deep.equal([{ json: { mode: 'test', ran: 'on a worker' } }]);
     });
 
-    it('answers 503 SHUTTING_DOWN once the middleware is closed, and refuses hand-offs once the queue is closed', async () => {
+    it('answers a responseNode caller from respond() while its run still goes on: the answer travels by pub/sub, not by a look at the ended job', async () => {
+      let release = (): void => undefined;
+      const held = new Promise<void>((resolve) => { release = resolve; });
+      let ended = false;
       const queue = setup.queue();
-      const registry = await registryWith();
-      const { createWebhookMiddleware } = await import('workflow-webhooks');
-      const middleware = createWebhookMiddleware(registry, queue.executor, { logger: { error: () => undefined, warn: () => undefined } });
-      await middleware.close({ timeoutMs: 100 });
-      const express = (await import('express')).default;
-      const app = express().use(BASE, middleware);
-      expect((await request(app).post(`${BASE}/webhook/job`).send({}).expect(503)).body.code).to.equal('SHUTTING_DOWN');
-      await queue.close();
-      const open = setup.app(registry, queue);
-      expect((await request(open).post(`${BASE}/webhook/job`).send({}).expect(503)).body.code).to.equal('SHUTTING_DOWN');
+      setup.worker(async (run) => {
+        run.respond({ status: 202, body: { early: true } });
+        await held;
+        ended = true;
+        return { items: [] };
+      });
+      const app = setup.app(await registryWith({ responseMode: 'responseNode' }), queue);
+      try {
+        const res = await request(app).post(`${BASE}/webhook/job`).timeout(8000).send({});
+        expect([res.status, res.body, ended]).to.deep.equal([202, { early: true }, false]);
+      } finally {
+        release();
+      }
     });
+
+    // What depends on one redis-server (paused, unreachable) or on nothing Redis does: once, not per topology.
+    if (single) {
+      it('ends an attempt whose run ignores run.signal past maxRunMs, freeing the worker for the next job, and does not run it again', async () => {
+        const started: string[] = [];
+        const events: string[] = [];
+        const queue = setup.queue({ attempts: 3, backoffMs: 10 });
+        setup.worker(async (run) => {
+          started.push((run.items[0]?.json.body as { n: string }).n);
+          if (started.length === 1) return new Promise<never>(() => undefined); // ignores its signal, never settles
+          return { items: [{ json: { ok: true } }] };
+        }, { concurrency: 1, maxRunMs: 200, onEvent: (event: WebhookWorkerEvent) => { if (event.type === 'failed') events.push(`failed final=${event.final} ${event.error.message}`); } });
+        const app = setup.app(await registryWith({ responseMode: 'lastNode' }), queue);
+        const [stuck, next] = await Promise.all([
+          request(app).post(`${BASE}/webhook/job`).send({ n: 'stuck' }),
+          new Promise((resolve) => setTimeout(resolve, 50)).then(() => request(app).post(`${BASE}/webhook/job`).send({ n: 'next' })),
+        ]);
+        expect(next.status).to.equal(200);
+        expect(stuck.status).to.equal(500);
+        expect(started).to.deep.equal(['stuck', 'next']);
+        expect(events).to.deep.equal(['failed final=true The run did not finish within maxRunMs (200 ms) and was told to stop.']);
+        const [failed] = await queue.failed();
+        expect(failed).to.include({ attemptsMade: 1 });
+      });
+
+      for (const [kind, make] of [['a BigInt', () => ({ total: 10n })], ['an object that refers to itself', () => { const loop: Record<string, unknown> = {}; loop.self = loop; return loop; }]] as const) {
+        it(`fails a run whose result holds ${kind} once, with the reason, and answers its caller 500`, async () => {
+          let runs = 0;
+          const events: string[] = [];
+          const queue = setup.queue({ attempts: 3, backoffMs: 10 });
+          setup.worker(async () => {
+            runs += 1;
+            return { items: [{ json: make() }] };
+          }, { onEvent: (event: WebhookWorkerEvent) => { if (event.type === 'failed') events.push(`failed final=${event.final}`); } });
+          const res = await request(setup.app(await registryWith({ responseMode: 'lastNode' }), queue)).post(`${BASE}/webhook/job`).send({}).expect(500);
+          expect(res.body.code).to.equal('WORKFLOW_INVALID_RESULT');
+          expect(res.body.message).to.match(/cannot be stored as JSON/);
+          expect(events).to.deep.equal(['failed final=true']);
+          const [failed] = await queue.failed();
+          expect(failed?.failedReason).to.match(/cannot be stored as JSON/);
+          expect(runs).to.equal(1);
+        });
+      }
+
+      it('answers a call whose item cannot be stored as a job 500 INTERNAL_ERROR with the reason, not 503 as if Redis were away', async () => {
+        const registry = await registryWith({ responseMode: 'onReceived' });
+        let runs = 0;
+        setup.worker(async () => { runs += 1; return { items: [] }; });
+        // A host that lifted the nesting limit: JSON.stringify of the job overflows its stack.
+        const app = setup.app(registry, setup.queue(), { limits: { bodyDepth: 1_000_000 } });
+        const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+        const answer = await request(app).post(`${BASE}/webhook/job`).set('content-type', 'application/json').send(deep);
+        expect([answer.status, answer.body.code]).to.deep.equal([500, 'INTERNAL_ERROR']);
+        await request(app).post(`${BASE}/webhook/job`).send({}).expect(200);
+        await eventually(() => runs === 1);
+      });
+
+      it('answers 503 QUEUE_UNAVAILABLE with Retry-After when Redis cannot be reached, never 200', async () => {
+        const queue = setup.queue({ connection: `redis://127.0.0.1:${await freePort()}`, enqueueTimeoutMs: 300 });
+        const res = await request(setup.app(await registryWith(), queue)).post(`${BASE}/webhook/job`).send({}).expect(503);
+        expect(res.body.code).to.equal('QUEUE_UNAVAILABLE');
+        expect(res.headers['retry-after']).to.equal('5');
+      });
+
+      it('survives a lastNode caller that hangs up while its job is still being stored', async () => {
+        const unhandled: unknown[] = [];
+        const collect = (reason: unknown): void => { unhandled.push(reason); };
+        process.on('unhandledRejection', collect);
+        try {
+          const queue = setup.queue({ enqueueTimeoutMs: 1500 });
+          setup.worker(async () => ({ items: [{ json: { ok: true } }] }));
+          const app = setup.app(await registryWith({ responseMode: 'lastNode' }), queue);
+          await queue.ready();
+          setup.server.pause();
+          // The caller gives up while Redis holds the job: the run's signal is aborted before the job is stored.
+          const gaveUp = await request(app).post(`${BASE}/webhook/job`).timeout(300).send({}).then(() => false, () => true);
+          await new Promise((resolve) => setTimeout(resolve, 1700));
+          setup.server.resume();
+          expect(gaveUp).to.equal(true);
+          // The late job is stored and run once Redis is back, and the enqueue settles with it: wait for that, then for
+          // the turn on which Node reports a rejection nobody handled.
+          await queueDrained(queue);
+          await new Promise((resolve) => setImmediate(resolve));
+          expect(unhandled).to.deep.equal([]);
+          expect((await request(app).post(`${BASE}/webhook/job`).send({}).expect(200)).body).to.deep.equal({ ok: true });
+        } finally {
+          setup.server.resume();
+          process.removeListener('unhandledRejection', collect);
+        }
+      });
+
+      it('lets a run go on when its lastNode caller hangs up, without reporting a workflow failure', async () => {
+        const failures: string[] = [];
+        let finished = false;
+        const queue = setup.queue();
+        setup.worker(async () => {
+          await new Promise((resolve) => setTimeout(resolve, 400));
+          finished = true;
+          return { items: [] };
+        });
+        const logged: string[] = [];
+        const app = setup.app(await registryWith({ responseMode: 'lastNode' }), queue, {
+          onWorkflowError: (error) => failures.push(error.code),
+          logger: { error: (_fields, message) => logged.push(String(message)), warn: () => undefined },
+        });
+        const gaveUp = await request(app).post(`${BASE}/webhook/job`).timeout(100).send({}).then(() => false, () => true);
+        expect(gaveUp).to.equal(true);
+        await eventually(() => finished);
+        // The job's end: from then on nothing about this run is left to report.
+        await queueDrained(queue);
+        expect(failures).to.deep.equal([]);
+        expect(logged, 'nothing is logged as an error: nobody failed').to.deep.equal([]);
+      });
+
+      it('answers 503 SHUTTING_DOWN once the middleware is closed, and refuses hand-offs once the queue is closed', async () => {
+        const queue = setup.queue();
+        const registry = await registryWith();
+        const { createWebhookMiddleware } = await import('workflow-webhooks');
+        const middleware = createWebhookMiddleware(registry, queue.executor, { logger: { error: () => undefined, warn: () => undefined } });
+        await middleware.close({ timeoutMs: 100 });
+        const express = (await import('express')).default;
+        const app = express().use(BASE, middleware);
+        expect((await request(app).post(`${BASE}/webhook/job`).send({}).expect(503)).body.code).to.equal('SHUTTING_DOWN');
+        await queue.close();
+        const open = setup.app(registry, queue);
+        expect((await request(open).post(`${BASE}/webhook/job`).send({}).expect(503)).body.code).to.equal('SHUTTING_DOWN');
+      });
+    }
   });
 }

@@ -2,19 +2,20 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { MemoryWebhookRegistry, type WorkflowSettings } from 'workflow-webhooks';
 import { BASE, eventually, queueSetup } from '../support/queue/setup.js';
-import { RedisServer, REDIS } from '../support/redis-server.js';
+import { REDIS } from '../support/redis-server.js';
+import { TOPOLOGIES, type RunningTopology } from '../support/redis/topologies.js';
 import { findService, markNotRun } from '../support/services.js';
 
 /** A workflow's settings.concurrency and maxQueued hold across every worker of the queue. */
 if (findService(REDIS) === undefined) {
   markNotRun('queue mode: per-workflow limits', REDIS);
 } else {
-  describe('queue mode: per-workflow limits', function () {
+  for (const starter of TOPOLOGIES) describe(`queue mode: per-workflow limits on ${starter.name}`, function () {
     this.timeout(30_000);
-    let server: RedisServer;
-    before(async () => { server = await RedisServer.start() as RedisServer; });
-    after(async () => { await server.stop(); });
-    const setup = queueSetup(() => server);
+    let topology: RunningTopology;
+    before(async () => { topology = await starter.start() as RunningTopology; });
+    after(async () => { await topology.stop(); });
+    const setup = queueSetup(() => topology);
 
     async function activated(settings: WorkflowSettings): Promise<MemoryWebhookRegistry> {
       const registry = new MemoryWebhookRegistry();

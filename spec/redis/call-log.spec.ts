@@ -2,8 +2,10 @@ import { createClient } from 'redis';
 import { expect } from 'chai';
 import { RedisCallLog, type RedisCallLogClient } from 'workflow-webhooks/redis';
 import { callOf, describeCallLogContract } from '../support/call-log-contract/index.js';
+import { timersArmed, watched, withFakeTimers } from '../support/fake-clock.js';
 import { REDIS, RedisServer } from '../support/redis-server.js';
 import { findService, markNotRun } from '../support/services.js';
+import { NODE_REDIS_5, TOPOLOGIES, type RunningTopology } from '../support/redis/topologies.js';
 
 const TITLE = 'RedisCallLog';
 
@@ -13,10 +15,35 @@ type Client = ReturnType<typeof clientOf>;
 if (findService(REDIS) === undefined) {
   markNotRun(`${TITLE} keeps the call log contract`, REDIS);
 } else {
+  for (const starter of [...TOPOLOGIES, ...NODE_REDIS_5]) {
+    describe(`${TITLE} on ${starter.name}`, function () {
+      this.timeout(20_000);
+      let topology: RunningTopology;
+      let next = 0;
+      before(async () => { topology = await starter.start() as RunningTopology; });
+      after(async () => { await topology.stop(); });
+
+      describeCallLogContract(TITLE, async () => {
+        const keyPrefix = `calls-${process.pid}-${(next += 1)}:`;
+        const [one, two] = await Promise.all([topology.client(), topology.client()]);
+        const log = new RedisCallLog({ client: one, keyPrefix, capacity: 10, onError: () => undefined });
+        const second = new RedisCallLog({ client: two, keyPrefix, capacity: 10, onError: () => undefined });
+        return {
+          log,
+          second,
+          subscribed: (made) => (made as RedisCallLog).subscribed(),
+          cleanup: async () => {
+            await Promise.all([log.close(), second.close()]);
+            await Promise.all([one.destroy(), two.destroy()]);
+          },
+        };
+      }, { sharedStore: true });
+    });
+  }
+
   describe(TITLE, function () {
     this.timeout(20_000);
     let server: RedisServer;
-    let next = 0;
 
     before(async () => { server = await RedisServer.start() as RedisServer; });
     after(async () => { await server.stop(); });
@@ -34,23 +61,6 @@ if (findService(REDIS) === undefined) {
       return list.trim().split('\n').filter((line) => line.includes(` name=${name} `))
         .map((line) => (/ sub=[1-9]/.test(line) ? 'subscriber' : 'commands')).sort();
     }
-
-    describeCallLogContract(TITLE, async () => {
-      const keyPrefix = `calls-${process.pid}-${(next += 1)}:`;
-      const [one, two] = await Promise.all([connected(), connected()]);
-      const log = new RedisCallLog({ client: one, keyPrefix, capacity: 10, onError: () => undefined });
-      const second = new RedisCallLog({ client: two, keyPrefix, capacity: 10, onError: () => undefined });
-      return {
-        log,
-        second,
-        subscribed: (made) => (made as RedisCallLog).subscribed(),
-        cleanup: async () => {
-          await Promise.all([log.close(), second.close()]);
-          one.destroy();
-          two.destroy();
-        },
-      };
-    }, { sharedStore: true });
 
     describe('beside the contract', () => {
       let client: Client;
@@ -125,9 +135,14 @@ if (findService(REDIS) === undefined) {
         closers.push(() => { paused.resume(); stalled.destroy(); });
         const log = new RedisCallLog({ client: stalled, commandTimeoutMs: 100 });
         paused.pause();
-        const started = Date.now();
-        const errors = await Promise.all([log.append(callOf(1)), log.recent()].map((work) => work.then(() => undefined, (error: unknown) => error as Error)));
-        expect(Date.now() - started).to.be.below(1000);
+        const errors = await withFakeTimers(async (clock) => {
+          const works = [watched<unknown>(log.append(callOf(1))), watched<unknown>(log.recent())];
+          await timersArmed(clock, 2);
+          await clock.tickAsync(99);
+          expect(works.map((work) => work.settled), 'settled before commandTimeoutMs').to.deep.equal([false, false]);
+          await clock.tickAsync(1);
+          return works.map((work) => work.error as Error | undefined);
+        });
         expect(errors.map((error) => error?.message)).to.deep.equal([
           'workflow-webhooks/redis: RedisCallLog failed while appending a call: no answer within 100 ms',
           'workflow-webhooks/redis: RedisCallLog failed while reading the recent calls: no answer within 100 ms',
@@ -142,8 +157,17 @@ if (findService(REDIS) === undefined) {
           client: unreachable as unknown as RedisCallLogClient,
           logger: { error: (fields, message) => logged.push(`${message} / ${String(fields.message)}`), warn: () => undefined },
         });
-        log.subscribe(() => undefined);
-        await log.subscribed().then(() => { throw new Error('subscribed to an unreachable Redis'); }, () => undefined);
+        // Whatever reaches stderr meanwhile (console.error and console.warn write there too) is kept aside.
+        const stderr: string[] = [];
+        const write = process.stderr.write;
+        process.stderr.write = ((chunk: string | Uint8Array) => { stderr.push(String(chunk)); return true; }) as typeof process.stderr.write;
+        try {
+          log.subscribe(() => undefined);
+          await log.subscribed().then(() => { throw new Error('subscribed to an unreachable Redis'); }, () => undefined);
+        } finally {
+          process.stderr.write = write;
+        }
+        expect(stderr.filter((line) => /RedisCallLog|subscription/.test(line)), 'written to stderr').to.deep.equal([]);
         expect(logged).to.have.length.greaterThan(0);
         for (const line of logged) expect(line).to.match(/^workflow-webhooks\/redis: the RedisCallLog subscription failed; it reconnects by itself \/ \S/);
         await log.close();

@@ -4,40 +4,43 @@
  * restarted on the same port.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { findService, type Service } from './services.js';
+import { freePort } from './redis-topologies.js';
 
 export const REDIS: Service = { binary: 'redis-server', debianPackage: 'redis-server' };
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export class RedisServer {
   readonly port: number;
   readonly #binary: string;
+  readonly #extraArgs: string[];
   #child: ChildProcess | undefined;
 
-  private constructor(binary: string, port: number) {
+  private constructor(binary: string, port: number, extraArgs: string[]) {
     this.#binary = binary;
     this.port = port;
+    this.#extraArgs = extraArgs;
   }
 
-  /** Starts one, or resolves undefined when redis-server is not on this machine (and cannot be installed). */
-  static async start(): Promise<RedisServer | undefined> {
+  /**
+   * Starts one, or resolves undefined when redis-server is not on this machine (and cannot be installed).
+   * `extraArgs(port)` adds to (and overrides) its command line: TLS on that port, say.
+   */
+  static async start(extraArgs: (port: number) => string[] = () => []): Promise<RedisServer | undefined> {
     const binary = findService(REDIS);
     if (binary === undefined) return undefined;
-    const server = new RedisServer(binary, await freePort());
-    await server.#spawn();
-    return server;
+    // A free port can be taken by another socket between its probe and the bind: then another one, twice at most.
+    for (let attempt = 1; ; attempt += 1) {
+      const port = await freePort();
+      const server = new RedisServer(binary, port, extraArgs(port));
+      try {
+        await server.#spawn();
+        return server;
+      } catch (error) {
+        if (attempt === 3 || !/Address already in use/.test((error as Error).message)) throw error;
+      }
+    }
   }
 
   get url(): string {
@@ -77,7 +80,7 @@ export class RedisServer {
   }
 
   async #spawn(): Promise<void> {
-    const child = spawn(this.#binary, ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], {
+    const child = spawn(this.#binary, ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', ...this.#extraArgs], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.#child = child;

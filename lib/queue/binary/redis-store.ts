@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { QueueRedisClient } from '../connection.js';
+import type { QueueCommands } from '../redis-route.js';
 import type { BinarySource, BinaryStore, StoredBinary } from './store.js';
 
 export interface RedisBinaryStoreOptions {
@@ -22,7 +22,7 @@ class RedisBinaryStore implements BinaryStore {
   readonly kind = 'redis';
   readonly maxBytes: number;
   readonly #ttlMs: number;
-  #redis: { client: QueueRedisClient; key(id: string): string } | undefined;
+  #redis: { client: QueueCommands; key(id: string): string } | undefined;
 
   constructor(options: RedisBinaryStoreOptions) {
     this.maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
@@ -30,11 +30,11 @@ class RedisBinaryStore implements BinaryStore {
     if (!(this.maxBytes > 0) || !(this.#ttlMs > 0)) throw new TypeError('workflow-webhooks/queue: redisBinaryStore needs a positive maxBytes and ttlMs.');
   }
 
-  attach(redis: { client: QueueRedisClient; key(id: string): string }): void {
+  attach(redis: { client: QueueCommands; key(id: string): string }): void {
     this.#redis ??= redis;
   }
 
-  get #connection(): { client: QueueRedisClient; key(id: string): string } {
+  get #connection(): { client: QueueCommands; key(id: string): string } {
     if (this.#redis === undefined) throw new Error('The Redis binary store is used by no queue or worker yet.');
     return this.#redis;
   }

@@ -3,7 +3,7 @@
  * stores shipped (Redis, a shared directory), and one conformance suite in spec/ that both pass; a host may write
  * its own (object storage) against the same contract.
  */
-import type { QueueRedisClient } from '../connection.js';
+import type { QueueCommands } from '../redis-route.js';
 
 /** The content to store: in memory, or a file on this machine. */
 export interface BinarySource {
@@ -25,8 +25,9 @@ export interface BinaryStore {
   /** Removes stored files; references already gone are no error. */
   remove(refs: readonly string[]): Promise<void>;
   /**
-   * Called once by the queue and the worker that use the store, with their Redis connection and key prefix; a
-   * store that needs neither ignores it.
+   * Called once by the queue and the worker that use the store, with their Redis commands (a plain node-redis
+   * `sendCommand(args, options?)`, routed to the node that holds the queue on a cluster or Sentinel) and key prefix;
+   * a store that needs neither ignores it.
    */
-  attach?(redis: { client: QueueRedisClient; key(id: string): string }): void;
+  attach?(redis: { client: QueueCommands; key(id: string): string }): void;
 }

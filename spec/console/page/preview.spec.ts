@@ -14,8 +14,10 @@ const TITLE = 'the console\'s preview renders any node description (Chromium)';
 
 describeConsoleInChromium(TITLE, 20_000, (session) => {
   let page: Page;
+  /** The page's JavaScript errors and console errors: every test ends by asserting there were none. */
+  let errors: string[];
   beforeEach(async () => {
-    ({ page } = await session.open('#preview', { width: 1280, height: 900 }));
+    ({ page, errors } = await session.open('#preview', { width: 1280, height: 900 }));
     await page.getByText('No findings: the description is valid.').waitFor();
   });
 
@@ -31,6 +33,7 @@ describeConsoleInChromium(TITLE, 20_000, (session) => {
     expect(await form.getByRole('note').first().textContent()).to.equal('Rows are added after the last row that has a value in any column.');
     await form.getByLabel('Header Row').fill('1.5');
     await form.getByText('Value may have at most 0 decimal places').waitFor();
+    expect(errors).to.deep.equal([]);
   });
 
   it('builds filter conditions whose case rule follows the sibling Ignore Case option, and fills the other builders', async () => {
@@ -56,6 +59,7 @@ describeConsoleInChromium(TITLE, 20_000, (session) => {
     await form.getByLabel('Sheet', { exact: true }).selectOption({ label: 'Orders 2026' });
     await form.locator('.mapper').getByLabel('Name', { exact: true }).fill('Ada Lovelace');
     await page.screenshot({ path: screenshotPath('console-preview'), fullPage: true });
+    expect(errors).to.deep.equal([]);
   });
 
   it('shows what the chosen resource and operation ask for', async () => {
@@ -67,6 +71,7 @@ describeConsoleInChromium(TITLE, 20_000, (session) => {
     await form.getByLabel('Sheet Title').waitFor();
     expect(await form.getByLabel('Sheet', { exact: true }).count()).to.equal(0);
     expect(await form.getByLabel('Operation').inputValue()).to.equal('create');
+    expect(errors).to.deep.equal([]);
   });
 
   it('fills a resource locator from the search method, checks its URL mode, and maps the chosen sheet\'s columns', async () => {
@@ -90,6 +95,7 @@ describeConsoleInChromium(TITLE, 20_000, (session) => {
     // Another sheet: the mapping method is asked again, and the columns are back, ID pre-selected to match on.
     await form.getByLabel('Name', { exact: true }).waitFor();
     expect(await form.getByLabel('Column to Match On').inputValue()).to.equal('id');
+    expect(errors).to.deep.equal([]);
   });
 
   it('lists the lint findings with their pointers, and a finding focuses its field', async () => {
@@ -102,6 +108,7 @@ describeConsoleInChromium(TITLE, 20_000, (session) => {
     // A pointer deeper than any field (a mode's typeOptions) focuses the field that holds it.
     await page.locator('.finding-button[data-path="/properties/4/modes/0/typeOptions"]').click();
     expect(await page.locator('.field:has(:focus)').getAttribute('data-name')).to.equal('board');
+    expect(errors).to.deep.equal([]);
   });
 
   it('renders a pasted description and says where pasted text is not JSON', async () => {
@@ -111,5 +118,6 @@ describeConsoleInChromium(TITLE, 20_000, (session) => {
     await source.fill(JSON.stringify({ displayName: 'Pasted', properties: [{ displayName: 'Ticket Title', name: 'title', type: 'string', default: '', required: true }] }));
     await page.locator('.rendered').getByLabel('Ticket Title').waitFor();
     expect(await page.getByLabel('Example').inputValue()).to.equal('');
+    expect(errors).to.deep.equal([]);
   });
 });

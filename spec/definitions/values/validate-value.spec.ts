@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import {
   extractLocatorValue,
   resolveLocatorUrl,
@@ -157,11 +158,24 @@ describe('validateParameters()', () => {
   });
 });
 
+/** README's resource locator (its json block) and its table of entered values with the issues each gives. */
+function readmeLocatorExample(): { definition: Parameters<typeof validateParameterValue>[0]; rows: { value: unknown; issues: string }[] } {
+  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('A resource locator and three entered values:'));
+  const definition = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)?.[1] ?? 'null') as Parameters<typeof validateParameterValue>[0];
+  const rows = [...section.matchAll(/^\| `(\{ "__rl".*?\})` \| (.*) \|$/gm)].map((match) => ({ value: JSON.parse(match[1] as string) as unknown, issues: match[2] as string }));
+  return { definition, rows };
+}
+
 describe('README\'s resource locator example', () => {
   it('gives the issues README shows for its three values', () => {
-    expect(validateParameterValue(sheet, { __rl: true, mode: 'url', value: 'https://docs.example.com/d/1AbC-dEf_123/edit' })).to.deep.equal([]);
-    expect(extractLocatorValue(sheet, { __rl: true, mode: 'url', value: 'https://docs.example.com/d/1AbC-dEf_123/edit' })).to.equal('1AbC-dEf_123');
-    expect(validateParameterValue(sheet, { __rl: true, mode: 'url', value: 'https://evil.example.org/d/1' }).map((i) => [i.code, i.message])).to.deep.equal([['validation-failed', 'Not a valid sheet URL']]);
-    expect(validateParameterValue(sheet, { __rl: true, mode: 'id', value: '' }).map((i) => [i.code, i.message])).to.deep.equal([['required', 'Parameter "Sheet" is required.']]);
+    const { definition, rows } = readmeLocatorExample();
+    expect(rows, 'README rows').to.have.length(3);
+    const shown = rows.map(({ value }) => {
+      const found = validateParameterValue(definition, value);
+      return found.length === 0 ? `none; \`extractLocatorValue()\` gives \`${String(extractLocatorValue(definition as never, value as never))}\`` : found.map((issue) => `\`${issue.code}\`: \`${issue.message}\``).join(', ');
+    });
+    // A row may explain itself after the issue, in parentheses.
+    expect(shown).to.deep.equal(rows.map(({ issues }) => issues.replace(/ \(.*\)$/, '')));
   });
 });

@@ -1,7 +1,7 @@
 /**
- * Queue mode in the mocha process for the behaviour specs: one redis-server per spec file, and queues, workers and
- * middleware built with a queue name of their own per test, all closed after it, so no test sees another's jobs and
- * mocha exits by itself.
+ * Queue mode in the mocha process for the behaviour specs: one redis-server (or one topology: a cluster, a Sentinel
+ * group) per spec file, and queues, workers and middleware built with a queue name of their own per test, all closed
+ * after it, so no test sees another's jobs and mocha exits by itself.
  */
 import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
@@ -11,7 +11,9 @@ import { createWebhookMiddleware, type WebhookExecutor, type WebhookMiddlewareOp
 import {
   createWebhookQueue, createWebhookWorker, type WebhookQueue, type WebhookQueueOptions, type WebhookWorker, type WebhookWorkerOptions,
 } from 'workflow-webhooks/queue';
+import { sendVia, topologyOf } from '../../../lib/redis/topology.js';
 import { RedisServer } from '../redis-server.js';
+import type { RunningTopology } from '../redis/topologies.js';
 
 export const BASE = '/hooks';
 
@@ -26,23 +28,32 @@ function newClient(url: string) {
 type Client = ReturnType<typeof newClient>;
 
 export interface QueueSetup {
+  /** The redis-server (a spec on one redis-server only: it pauses and kills it). */
   readonly server: RedisServer;
-  /** A connected client of the spec's own, for looking into Redis. */
+  /** A connected client of the spec's own, for looking into Redis (of the topology's kind; see `send`). */
   readonly redis: Client;
   /** The queue name of the current test. */
   readonly name: string;
+  /** The prefix the queue's keys start with: `bull`, or `{bull}` on a cluster. */
+  readonly prefix: string;
+  /** Sends a raw command with the spec's client to the node that holds the current queue's keys. */
+  send(args: string[]): Promise<unknown>;
   queue(options?: Partial<WebhookQueueOptions>): WebhookQueue;
   worker(executor: WebhookWorkerOptions['executor'], options?: Partial<WebhookWorkerOptions>): WebhookWorker;
   /** An Express 5 app with the middleware under BASE, in front of the given queue. */
   app(registry: WebhookRegistry, queue: WebhookQueue, options?: WebhookMiddlewareOptions): RequestListener;
 }
 
-/** Call inside a describe: the redis-server is started before its tests and stopped after them. */
-export function queueSetup(server: () => RedisServer): QueueSetup {
+/** Call inside a describe: the redis-server or topology is started before its tests and stopped after them. */
+export function queueSetup(server: () => RedisServer | RunningTopology): QueueSetup {
   const closers: (() => Promise<unknown>)[] = [];
   let name = '';
   let redis: Client | undefined;
-  const client = (): Client => newClient(server().url);
+  const client = (): Client => {
+    const source = server();
+    return source instanceof RedisServer ? newClient(source.url) : source.make() as Client;
+  };
+  const topology = (): ReturnType<typeof topologyOf> => topologyOf(redis as Client);
 
   before(async () => {
     redis = client();
@@ -57,9 +68,14 @@ export function queueSetup(server: () => RedisServer): QueueSetup {
   after(() => { redis?.destroy(); });
 
   return {
-    get server() { return server(); },
+    get server() {
+      const source = server();
+      return source instanceof RedisServer ? source : source.server as RedisServer;
+    },
     get redis() { return redis as Client; },
     get name() { return name; },
+    get prefix() { return topology() === 'cluster' ? '{bull}' : 'bull'; },
+    send(args) { return sendVia(redis as Client, topology(), args, `${this.prefix}:${name}:`); },
     queue(options = {}) {
       const queue = createWebhookQueue({ connection: client(), name, logger: SILENT, ...options });
       closers.push(() => queue.close());

@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createClient } from 'redis';
+import { createClient, createSentinel } from 'redis';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookMiddlewareOptions } from 'workflow-webhooks';
 import { createWebhookQueue, type WebhookQueue } from 'workflow-webhooks/queue';
 
@@ -22,6 +22,10 @@ type WebhookLogger = NonNullable<WebhookMiddlewareOptions['logger']>;
 
 export interface WebOptions {
   redisUrl: string;
+  /** Behind Sentinel instead of redisUrl: the name the sentinels watch, and where they are. */
+  sentinel?: SentinelAddress;
+  /** The queue's replica acknowledgement (option replicas). */
+  replicas?: number;
   queueName: string;
   enqueueTimeoutMs: number;
   /** Default: log lines dropped, only counted (a fault spec provokes hundreds of them on purpose). */
@@ -36,6 +40,23 @@ export interface RunningWeb {
   close(): Promise<void>;
 }
 
+/** Where the sentinels of a Sentinel group are, as a process gets it in SENTINEL (JSON). */
+export interface SentinelAddress {
+  name: string;
+  nodes: Array<{ host: string; port: number }>;
+}
+
+/**
+ * The host's own client, with its own 'error' listener (without one an outage would crash the process): a plain
+ * client on `url`, or a Sentinel client when `sentinel` is given.
+ */
+export function hostClient(url: string, sentinel?: SentinelAddress): ReturnType<typeof createClient> {
+  const client = sentinel === undefined ? createClient({ url }) : createSentinel({ name: sentinel.name, sentinelRootNodes: sentinel.nodes });
+  client.on('error', () => undefined);
+  // The queue and worker take every node-redis kind; the fixtures keep to the plain client's type.
+  return client as unknown as ReturnType<typeof createClient>;
+}
+
 /** A logger that keeps only a count, so an outage does not flood the test output. */
 export function countingLogger(): WebhookLogger & { lines: number } {
   const logger = { lines: 0, error: () => { logger.lines += 1; }, warn: () => { logger.lines += 1; } };
@@ -44,10 +65,11 @@ export function countingLogger(): WebhookLogger & { lines: number } {
 
 export async function startWeb(options: WebOptions): Promise<RunningWeb> {
   const logger = options.logger ?? countingLogger();
-  // The host's own client, with its own 'error' listener: without one an outage would crash the process.
-  const client = createClient({ url: options.redisUrl });
-  client.on('error', () => undefined);
-  const queue = createWebhookQueue({ connection: client, name: options.queueName, enqueueTimeoutMs: options.enqueueTimeoutMs, retryAfterSeconds: 2, logger });
+  const client = hostClient(options.redisUrl, options.sentinel);
+  const queue = createWebhookQueue({
+    connection: client, name: options.queueName, enqueueTimeoutMs: options.enqueueTimeoutMs, retryAfterSeconds: 2, logger,
+    ...(options.replicas === undefined ? {} : { replicas: options.replicas }),
+  });
   await queue.ready();
   const registry = new MemoryWebhookRegistry();
   await registry.activate({

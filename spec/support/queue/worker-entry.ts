@@ -4,9 +4,8 @@
  * executor returns, so a SIGKILL right after still leaves it in the file, and the spec sees every completed run.
  */
 import { appendFileSync } from 'node:fs';
-import { createClient } from 'redis';
 import { createWebhookWorker } from 'workflow-webhooks/queue';
-import { countingLogger } from './web.js';
+import { countingLogger, hostClient, type SentinelAddress } from './web.js';
 
 /** One line of a completion log. */
 export interface CompletionLine {
@@ -19,8 +18,7 @@ export interface CompletionLine {
 const log = process.env.COMPLETION_LOG as string;
 const name = process.env.WORKER_NAME ?? 'worker';
 const workMs = Number(process.env.WORK_MS ?? 5);
-const client = createClient({ url: process.env.REDIS_URL });
-client.on('error', () => undefined);
+const client = hostClient(process.env.REDIS_URL as string, process.env.SENTINEL === undefined ? undefined : JSON.parse(process.env.SENTINEL) as SentinelAddress);
 
 const worker = createWebhookWorker({
   connection: client,

@@ -263,12 +263,12 @@ describe('Fastify 5 host', function host() {
     });
 
     it('lets app.close() wait for a slow lastNode call, which gets its answer, then closes its kept-alive connection at once', async () => {
-      built = await build({ closeTimeoutMs: 2000 });
+      // A close timeout far past the spec's own: close() can only resolve in time by the call ending and the idle
+      // connection being closed, never by waiting the timeout out.
+      built = await build({ closeTimeoutMs: 600_000 });
       const answer = call('slow');
       await eventually(() => built.runs.length === 1);
-      const started = Date.now();
       await built.host.close();
-      expect(Date.now() - started).to.be.below(2000);
       expect((await answer).status).to.equal(200);
       expect(await built.host.shutdown).to.deep.equal({ completed: 1, aborted: 0 });
       expect(built.host.app.server.listening).to.equal(false);

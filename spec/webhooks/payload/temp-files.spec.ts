@@ -143,7 +143,9 @@ for (const host of HOSTS) {
       expect(runs).to.have.length(0);
     });
 
-    it('answers 500 INTERNAL_ERROR when a temp file fails to open after others were written, and leaves none', async () => {
+    // Here the test removes the directory itself, so whether the call's written files are removed cannot be seen:
+    // the file size limit spec above shows that (a write failing after a complete file).
+    it('answers 500 INTERNAL_ERROR when a temp file fails to open after others were written, and starts no run', async () => {
       const { port, close } = await listen(await appWith());
       try {
         const first = Buffer.concat([Buffer.from(part('a', 'a.bin')), Buffer.alloc(256 * 1024, 1)]);
@@ -155,7 +157,6 @@ for (const host of HOSTS) {
         });
         expect([res.status, (res.body as { code?: string }).code]).to.deep.equal([500, 'INTERNAL_ERROR']);
         expect(runs).to.have.length(0);
-        expect(filesUnder(temp.path)).to.deep.equal([]);
       } finally {
         await close();
       }

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookError, type WebhookExecutor, type WebhookRun } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
 import { listen, sendTo } from '../../support/raw-http.js';
+import { until, watched, withFakeTimers } from '../../support/fake-clock.js';
 import { eventually } from '../../support/temp-dir.js';
 import { deferred, workflow } from '../../support/workflows.js';
 import { request as httpRequest } from 'node:http';
@@ -61,9 +62,20 @@ for (const host of HOSTS) {
       await eventually(() => reports.some((r) => r.code === 'WORKFLOW_INVALID_RESPONSE'));
     });
 
-    it('can be turned off with 0', async () => {
-      executor = async () => { await new Promise((resolve) => setTimeout(resolve, 60)); return { items: [{ json: { ok: true } }] }; };
-      await request(build({ responseTimeoutMs: 0 })).post(`${BASE}/webhook/slow`).expect(200, { ok: true });
+    it('can be turned off with 0: a caller still waits a day later, past the 100 s default', async () => {
+      const gate = deferred();
+      executor = async () => { await gate.promise; return { items: [{ json: { ok: true } }] }; };
+      const app = build({ responseTimeoutMs: 0 });
+      await withFakeTimers(async (clock) => {
+        const answer = watched(request(app).post(`${BASE}/webhook/slow`).then((res) => res));
+        await until(() => runs.length === 1, 'the run started');
+        await clock.tickAsync(24 * 60 * 60 * 1000);
+        expect(answer.settled, 'answered before the run ended').to.equal(false);
+        gate.resolve();
+        await until(() => answer.settled, 'the caller answered');
+        expect([answer.value?.status, answer.value?.body]).to.deep.equal([200, { ok: true }]);
+        expect(runs[0]?.signal.aborted).to.equal(false);
+      });
     });
 
     it('does not cut onReceived calls, whose answer is immediate', async () => {

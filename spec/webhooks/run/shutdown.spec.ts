@@ -115,7 +115,11 @@ for (const host of HOSTS) {
       const answered = await answer;
       expect(answered.status).to.equal(503);
       expect(JSON.parse(answered.body).code).to.equal('SHUTTING_DOWN');
-      await sleep(100);
+      // A run could only start from a request whose body ends: wait until the server holds no connection (none can
+      // send more), then a turn for anything they set off, and only then say no run started.
+      const connections = (): Promise<number> => new Promise((resolve, reject) => { server.server.getConnections((error, count) => (error ? reject(error) : resolve(count))); });
+      while (await connections() > 0) await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
       expect(runs).to.have.length(0);
       expect(filesUnder(temp.path)).to.deep.equal([]);
       expect(errors).to.deep.equal([]);

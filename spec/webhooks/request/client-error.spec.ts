@@ -1,0 +1,54 @@
+/**
+ * handleClientError() on a connection of its own (an in-memory Duplex standing in for the socket): what it writes and
+ * whether it closes the connection, for the cases a real parser error rarely shows — a caller that reset the
+ * connection, a connection that can no longer be written, a request timeout. Raw HTTP exchanges are in
+ * guards/cors-bots-limits.spec.ts. (Mutation testing found these branches unchecked.)
+ */
+import { Duplex } from 'node:stream';
+import { expect } from 'chai';
+import { handleClientError } from '../../../lib/index.js';
+
+/** A socket stand-in that keeps what is written to it. */
+function connection(): { socket: Duplex; written: () => string; closed: Promise<void> } {
+  const chunks: Buffer[] = [];
+  const socket = new Duplex({
+    write(chunk: Buffer, _encoding, callback) { chunks.push(Buffer.from(chunk)); callback(); },
+    read() { /* the caller sends nothing more */ },
+  });
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return { socket, written: () => Buffer.concat(chunks).toString('utf8'), closed };
+}
+
+const parserError = (code: string): Error & { code: string } => Object.assign(new Error(code), { code });
+
+describe('handleClientError() on one connection', () => {
+  it('cuts a connection the caller reset (ECONNRESET) without writing an answer to it', async () => {
+    const { socket, written, closed } = connection();
+    handleClientError(parserError('ECONNRESET'), socket);
+    await closed;
+    expect(written()).to.equal('');
+  });
+
+  it('cuts a connection that can no longer be written, without trying to answer', async () => {
+    const { socket, written, closed } = connection();
+    socket.end();
+    handleClientError(parserError('HPE_INVALID_METHOD'), socket);
+    await closed;
+    expect(written()).to.equal('');
+  });
+
+  for (const [code, status, body] of [
+    ['ERR_HTTP_REQUEST_TIMEOUT', '408 Request Timeout', { code: 'REQUEST_TIMEOUT', message: 'The request was not completed in time.' }],
+    ['HPE_HEADER_OVERFLOW', '431 Request Header Fields Too Large', { code: 'LIMIT_HEADERS', message: 'The request headers are too large.' }],
+    ['HPE_INVALID_METHOD', '400 Bad Request', { code: 'REQUEST_MALFORMED', message: 'The request could not be read as HTTP.' }],
+  ] as const) {
+    it(`answers ${code} with ${status} and ${body.code} in JSON, then closes the connection once the answer is out`, async () => {
+      const { socket, written, closed } = connection();
+      handleClientError(parserError(code), socket);
+      await closed;
+      const [head, json] = written().split('\r\n\r\n') as [string, string];
+      expect(head.split('\r\n')).to.include.members([`HTTP/1.1 ${status}`, 'Content-Type: application/json; charset=utf-8', 'Connection: close', `Content-Length: ${Buffer.byteLength(json)}`]);
+      expect(JSON.parse(json)).to.deep.include(body);
+    });
+  }
+});
