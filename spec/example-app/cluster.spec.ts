@@ -3,12 +3,12 @@
  * proof lines are what a user sees, so they are asserted as printed; then Ctrl-C (SIGINT) must leave no instance.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { freePort, REDIS, RedisServer } from '../support/redis-server.js';
+import { REDIS, RedisServer } from '../support/redis-server.js';
 import { findService, markNotRun } from '../support/services.js';
 import { alive } from '../support/alive.js';
+import { freeListenPorts } from '../support/listen-ports.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -36,21 +36,6 @@ async function printed(run: Run, line: string, withinMs: number): Promise<void> 
     if (ended || Date.now() > deadline) throw new Error(`No "${line}" in:\n${run.stdout()}\n${run.stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-}
-
-const canListen = (port: number): Promise<boolean> => new Promise((resolve) => {
-  const probe = createServer();
-  probe.once('error', () => resolve(false));
-  probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-});
-
-/** A free port whose two successors are free too: the script takes PORT, PORT+1 and PORT+2. */
-async function threeFreePorts(): Promise<number> {
-  for (let attempt = 0; attempt < 20; attempt += 1) {
-    const first = await freePort();
-    if (first + 2 <= 65535 && await canListen(first + 1) && await canListen(first + 2)) return first;
-  }
-  throw new Error('No three consecutive free ports found.');
 }
 
 describe('example-app: npm run start:cluster', function () {
@@ -84,7 +69,8 @@ describe('example-app: npm run start:cluster', function () {
   });
 
   it('proves three instances share one registry, then stops all of them on SIGINT', async () => {
-    const port = await threeFreePorts();
+    // The script takes PORT, PORT+1 and PORT+2.
+    const port = await freeListenPorts(3);
     run = startCluster({ ...process.env, REDIS_URL: redis?.url, PORT: String(port), REDIS_PREFIX: `spec-cluster-${process.pid}:` });
     await printed(run, 'Ctrl-C stops a, b and c.', 25_000);
     const out = run.stdout();
@@ -99,12 +85,9 @@ describe('example-app: npm run start:cluster', function () {
     // 2. A listen started on a, the call sent to b, the capture returned by a's editor route.
     expect(out).to.include('   b  POST /api/automation/webhook-test/signup {"name":"Ada"} -> 200, x-instance: b, {"welcome":"Welcome, Ada!"}');
     expect(out).to.include('   a  POST /api/editor/workflows/signup/listen -> 200, x-instance: a, received: body {"name":"Ada"}, output {"welcome":"Welcome, Ada!"}');
-    // 3. The deactivation on a, seen by b and c within a second; then active again.
+    // 3. The deactivation on a, seen by b and c (how fast: `npm run bench -- redis`); then active again.
     expect(out).to.include('   a  DELETE /api/editor/workflows/greeting/active -> 200, x-instance: a, {"workflowId":"greeting","active":false,"wasActive":true}');
-    const gone = /with 404 after (\d+) ms and (\d+) ms/.exec(out);
-    expect(gone, out).to.not.equal(null);
-    expect(Number(gone?.[1])).to.be.at.most(1000);
-    expect(Number(gone?.[2])).to.be.at.most(1000);
+    expect(out).to.match(/b and c answer GET \S+ with 404 after \d+ ms and \d+ ms/);
     expect(out).to.match(/a {2}PUT \/api\/editor\/workflows\/greeting\/active -> 200; b and c answer 200 again after \d+ ms and \d+ ms/);
     expect(out).to.include(`curl -i 'http://127.0.0.1:${port + 1}/api/automation/webhook/hello?name=Ada'`);
     expect(pids.every(alive)).to.equal(true);

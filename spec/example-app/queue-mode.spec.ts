@@ -8,7 +8,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { freePort, REDIS } from '../support/redis-server.js';
+import { REDIS } from '../support/redis-server.js';
+import { freeListenPorts } from '../support/listen-ports.js';
 import { findService, markNotRun } from '../support/services.js';
 import { alive } from '../support/alive.js';
 
@@ -26,7 +27,7 @@ if (findService(REDIS) === undefined) {
     let base = '';
 
     before(async () => {
-      const port = await freePort();
+      const port = await freeListenPorts(1);
       base = `http://127.0.0.1:${port}`;
       // The same command as the script, without npm in between, in a process group of its own. A report takes 2 s
       // (ten steps): long enough to be under way on a worker when Ctrl-C comes.
