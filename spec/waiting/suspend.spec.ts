@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { MemoryWebhookRegistry, type WebhookExecutor } from '../../lib/index.js';
 import { BASE, HOSTS } from '../support/apps.js';
+import { eventually } from '../support/temp-dir.js';
 import { publish, waitingApp, type WaitingApp } from '../support/waiting/app.js';
 
 const START = `${BASE}/webhook/start`;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 for (const host of HOSTS) {
   describe(`a run that suspends until a call resumes it (${host.name}, under a base path)`, () => {
@@ -54,7 +54,7 @@ for (const host of HOSTS) {
       app = await waitingApp(host, approval({ expiresInMs: 50 }));
       await request(app.server).post(START).send({});
       const expiring = await app.nextWait();
-      await sleep(80);
+      await eventually(() => app.events.some((event) => event.type === 'expired'), 3000);
       const expired = await request(app.server).post(expiring).send({});
       expect([expired.status, expired.body.code]).to.deep.equal([404, 'WAIT_NOT_FOUND']);
     });
@@ -71,7 +71,8 @@ for (const host of HOSTS) {
       app = await waitingApp(host, approval({ expiresInMs: 30 }));
       await request(app.server).post(START).send({});
       await app.nextWait();
-      await sleep(1300);
+      // The expiry's own event, not a guess of when it fires.
+      await eventually(() => app.events.some((event) => event.type === 'expired'), 3000);
       const types = app.events.map((event) => event.type);
       expect(types).to.include.members(['waiting', 'expired']);
       const expired = app.events.find((event) => event.type === 'expired');
@@ -123,7 +124,7 @@ describe('the memory registry\'s waits', () => {
       await registry.putWait({ waitId: `wait-${index}`, status: 'waiting', expiresAt: now + 200, workflowId: 'w', nodeName: 'Wait', mode: 'production', startedAt: now, form: 'suspended', state: { index } });
     }
     expect(registry.waiting).to.equal(10_000);
-    await sleep(1500);
+    await eventually(() => registry.waiting === 0, 5000);
     expect(registry.waiting).to.equal(0);
   });
 });

@@ -11,6 +11,11 @@ import { REDIS } from '../../support/redis-server.js';
 import { findService, markNotRun } from '../../support/services.js';
 
 const ENQUEUE_TIMEOUT_MS = 800;
+/**
+ * A call of a fault window unanswered this long after it was sent is recorded as a hang (no status), which fails the
+ * spec: a refusal is due after ENQUEUE_TIMEOUT_MS; only a call left waiting, or a wait for Redis itself, comes near.
+ */
+const HANG_AFTER_MS = ENQUEUE_TIMEOUT_MS + 4000;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 if (findService(REDIS) === undefined) {
@@ -29,17 +34,15 @@ if (findService(REDIS) === undefined) {
 
       await fixture.server.kill();
       // Right after the crash, and again once the connections are deep in their reconnection attempts.
-      const first = await load({ total: 30, prefix: 'down-early', inFlight: 10, target });
+      const first = await load({ total: 30, prefix: 'down-early', inFlight: 10, target, hangAfterMs: HANG_AFTER_MS });
       await sleep(2000);
-      const later = await load({ total: 30, prefix: 'down-later', inFlight: 10, target });
+      const later = await load({ total: 30, prefix: 'down-later', inFlight: 10, target, hangAfterMs: HANG_AFTER_MS });
       const outcomes = [...first, ...later];
       console.log(`      down: answers ${JSON.stringify(tally(outcomes))}; slowest answer ${Math.max(...outcomes.map((outcome) => outcome.ms))} ms, ` +
         `fastest ${Math.min(...outcomes.map((outcome) => outcome.ms))} ms`);
 
       for (const outcome of outcomes) {
         expect([outcome.status, outcome.code, outcome.retryAfter, outcome.error], `call ${outcome.id}`).to.deep.equal([503, 'QUEUE_UNAVAILABLE', '2', undefined]);
-        // Generous: a refusal is due at the latest after enqueueTimeoutMs; this only catches a call left waiting.
-        expect(outcome.ms, `call ${outcome.id} took`).to.be.below(ENQUEUE_TIMEOUT_MS + 4000);
       }
       expect(fixture.unhandled).to.deep.equal([]);
       expect(fixture.children.unexpectedExits).to.deep.equal([]);

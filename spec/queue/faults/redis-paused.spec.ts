@@ -11,6 +11,11 @@ import { REDIS } from '../../support/redis-server.js';
 import { findService, markNotRun } from '../../support/services.js';
 
 const ENQUEUE_TIMEOUT_MS = 800;
+/**
+ * A call of a fault window unanswered this long after it was sent is recorded as a hang (no status), which fails the
+ * spec: a refusal is due after ENQUEUE_TIMEOUT_MS; only a call left waiting, or a wait for Redis itself, comes near.
+ */
+const HANG_AFTER_MS = ENQUEUE_TIMEOUT_MS + 4000;
 const PAUSE_MS = 5000;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -27,8 +32,6 @@ if (findService(REDIS) === undefined) {
       for (const outcome of outcomes) {
         if (outcome.status === 200) continue;
         expect([outcome.status, outcome.code, outcome.retryAfter, outcome.error], `call ${outcome.id}`).to.deep.equal([503, 'QUEUE_UNAVAILABLE', '2', undefined]);
-        // Generous: the deadline is 800 ms; only a hang, or a wait for Redis itself, would come near this.
-        expect(outcome.ms, `call ${outcome.id} took`).to.be.below(ENQUEUE_TIMEOUT_MS + 4000);
       }
     }
 
@@ -37,7 +40,7 @@ if (findService(REDIS) === undefined) {
       expect(tally(warmUp)).to.deep.equal({ 200: 20 });
 
       let stop = false;
-      const streaming = stream({ prefix: 'paused', inFlight: 10, gapMs: 20, target, until: () => stop });
+      const streaming = stream({ prefix: 'paused', inFlight: 10, gapMs: 20, target, until: () => stop, hangAfterMs: HANG_AFTER_MS });
       await sleep(1000);
       fixture.server.pause();
       const pausedAt = Date.now();

@@ -50,7 +50,8 @@ for (const host of HOSTS) {
     it('answers 408 BODY_TIMEOUT for a buffered (JSON) body, once no byte came for bodyTimeoutMs', async () => {
       const answer = await stallingClient(port, { 'content-type': 'application/json' }, 100, ['{"a":']);
       expect([answer.status, answer.body.code]).to.deep.equal([408, 'BODY_TIMEOUT']);
-      expect(answer.afterMs).to.be.within(TIMEOUT_MS - 20, TIMEOUT_MS + 1500);
+      // Not before the body was silent for bodyTimeoutMs (timers may fire a few ms early); a hang fails the client.
+      expect(answer.afterMs).to.be.at.least(TIMEOUT_MS - 20);
       // The rest of the body may never come: the connection is not kept for it.
       expect(answer.head).to.match(/\r\nconnection: close\r\n/i);
       expect(calls).to.equal(0);
