@@ -64,8 +64,10 @@ export type WebhookEvent =
   /** The response deadline passed before the workflow answered. */
   | (WorkflowEvent & { type: 'timedOut' })
   /**
-   * The last event of a call: its connection is done and its run settled (or was stopped). `status` is what was
-   * really sent, undefined when no answer went out; `completed` says whether the answer reached its end.
+   * The call is over: its connection is done and its run settled or was told to stop. It is the call's last event,
+   * except that a run told to stop which then fails with an error of its own (neither the stop reason nor an
+   * AbortError) still reports `failed` after it. `status` is what was really sent, undefined when no answer went
+   * out; `completed` says whether the answer reached its end.
    */
   | (CallEvent & { type: 'responded'; status: number | undefined; completed: boolean });
 
