@@ -1,14 +1,27 @@
-// Mutation testing of the request path (issue 43), run outside `npm test`: `npm run mutate` mutates lib/webhooks/
-// and runs only spec/webhooks/ against each mutant; `npm run mutate -- --mutate 'lib/webhooks/guards/**/*.ts'` runs
-// one stage folder (the whole of lib/webhooks/ takes hours on two cores). Stryker 9 (Node 20; 10 needs Node 22)
+// Mutation testing of the request path, run outside `npm test` by scripts/mutate.ts (`npm run mutate -- guards`):
+// it mutates lib/webhooks/ (or the one stage folder named in WWH_MUTATE_STAGE) and runs only spec/webhooks/ against
+// each mutant (the whole of lib/webhooks/ takes hours on two cores). Stryker 9 (Node 20; 10 needs Node 22)
 // comes through npx with its own mocha 11 (its mocha runner does not take mocha 12 yet), so nothing here is a
 // dependency of the package. Reports land in reports/mutation/.
+const stage = process.env.WWH_MUTATE_STAGE;
+// The stage folder, or the loose wiring files beside them ('wiring'), or all of lib/webhooks/.
+const scope = stage === undefined ? ['lib/webhooks/**/*.ts'] : stage === 'wiring' ? ['lib/webhooks/*.ts'] : [`lib/webhooks/${stage}/**/*.ts`];
+const report = `reports/mutation/${stage ?? 'webhooks'}`;
+// Against each mutant run the stage's own specs (spec/ mirrors lib/), or with WWH_MUTATE_ALL_SPECS=1 all of
+// spec/webhooks/. The request path is covered by almost every spec, so under all of them each surviving mutant
+// costs a whole suite (about a minute here); a stage's own specs make a folder an affair of minutes, and their score
+// is a floor: a mutant they miss may still be killed elsewhere.
+const ownSpecs = stage === undefined || process.env.WWH_MUTATE_ALL_SPECS === '1'
+  ? ['spec/webhooks/**/*.spec.ts']
+  : stage === 'wiring' ? ['spec/webhooks/*.spec.ts'] : [`spec/webhooks/${stage}/**/*.spec.ts`];
+
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
-  mutate: ['lib/webhooks/**/*.ts', '!lib/webhooks/**/*-types.ts', '!lib/webhooks/types.ts'],
+  // Type-only files have nothing to mutate.
+  mutate: [...scope, '!lib/webhooks/**/*-types.ts', '!lib/webhooks/types.ts'],
   testRunner: 'mocha',
   mochaOptions: {
-    spec: ['spec/webhooks/**/*.spec.ts'],
+    spec: ownSpecs,
     // package.json's "mocha" settings: extension ts, the 5 s timeout, and the services hook that starts redis-server.
     package: 'package.json',
   },
@@ -18,8 +31,8 @@ export default {
   concurrency: 1,
   timeoutMS: 10000,
   reporters: ['clear-text', 'progress', 'html', 'json'],
-  htmlReporter: { fileName: 'reports/mutation/webhooks.html' },
-  jsonReporter: { fileName: 'reports/mutation/webhooks.json' },
+  htmlReporter: { fileName: `${report}.html` },
+  jsonReporter: { fileName: `${report}.json` },
   // No tsconfig rewrite in the sandbox (it needs typescript beside Stryker, which npx does not install when the
   // project has it): tsx transpiles without one, and the sandbox keeps the repo's layout.
   tsconfigFile: 'no-tsconfig-rewrite.json',
