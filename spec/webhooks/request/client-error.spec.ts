@@ -4,6 +4,7 @@
  * connection, a connection that can no longer be written, a request timeout. Raw HTTP exchanges are in
  * guards/cors-bots-limits.spec.ts. (Mutation testing found these branches unchecked.)
  */
+import { EventEmitter } from 'node:events';
 import { Duplex } from 'node:stream';
 import { expect } from 'chai';
 import { handleClientError } from '../../../lib/index.js';
@@ -51,4 +52,58 @@ describe('handleClientError() on one connection', () => {
       expect(JSON.parse(json)).to.deep.include(body);
     });
   }
+
+  describe('while an answer to an earlier request on the connection is pending', () => {
+    /** The response Node keeps on the socket while it answers the request before the broken one. */
+    function pendingOn(socket: Duplex, state: { writableFinished?: boolean; headersSent?: boolean; complete?: boolean }): EventEmitter {
+      const response = Object.assign(new EventEmitter(), { writableFinished: state.writableFinished, headersSent: state.headersSent, req: { complete: state.complete } });
+      Object.assign(socket, { _httpMessage: response });
+      return response;
+    }
+
+    it('waits for that answer to go out, then answers the broken request after it', async () => {
+      const { socket, written, closed } = connection();
+      const response = pendingOn(socket, { writableFinished: false, headersSent: false, complete: true });
+      handleClientError(parserError('HPE_INVALID_METHOD'), socket);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(written(), 'nothing interleaved with the pending answer').to.equal('');
+      response.emit('close');
+      await closed;
+      expect(written()).to.match(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    });
+
+    it('cuts the connection without a word when half of that answer is already on the wire and its request is broken', async () => {
+      const { socket, written, closed } = connection();
+      pendingOn(socket, { writableFinished: false, headersSent: true, complete: false });
+      handleClientError(parserError('HPE_INVALID_CHUNK_SIZE'), socket);
+      await closed;
+      expect(written()).to.equal('');
+    });
+
+    it('answers at once when the request being answered is itself the broken one and nothing of its answer went out', async () => {
+      const { socket, written, closed } = connection();
+      pendingOn(socket, { writableFinished: false, headersSent: false, complete: false });
+      handleClientError(parserError('HPE_INVALID_CHUNK_SIZE'), socket);
+      await closed;
+      expect(written()).to.match(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    });
+
+    it('answers at once when the earlier answer has already finished', async () => {
+      const { socket, written, closed } = connection();
+      pendingOn(socket, { writableFinished: true, headersSent: true, complete: true });
+      handleClientError(parserError('HPE_HEADER_OVERFLOW'), socket);
+      await closed;
+      expect(written()).to.match(/^HTTP\/1\.1 431 /);
+    });
+
+    it('cuts the connection instead of answering when it was closed while the earlier answer went out', async () => {
+      const { socket, written, closed } = connection();
+      const response = pendingOn(socket, { writableFinished: false, headersSent: false, complete: true });
+      handleClientError(parserError('HPE_INVALID_METHOD'), socket);
+      socket.end();
+      response.emit('close');
+      await closed;
+      expect(written()).to.equal('');
+    });
+  });
 });

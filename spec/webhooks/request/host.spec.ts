@@ -1,8 +1,11 @@
+import type { IncomingMessage } from 'node:http';
 import { expect } from 'chai';
 import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookMiddlewareOptions, type WebhookRun } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
 import { workflow } from '../../support/workflows.js';
+import { baseUrlResolver, hostAllowed } from '../../../lib/webhooks/request/host.js';
+import { WebhookError } from '../../../lib/webhooks/errors.js';
 
 for (const host of HOSTS) {
   describe(`webhookUrl behind proxies in ${host.name}`, () => {
@@ -103,3 +106,64 @@ for (const host of HOSTS) {
     });
   });
 }
+
+describe('the names a call may address (allowedHosts) and the address a run is given', () => {
+  it('matches a wildcard entry to subdomains only, never to the bare name or a look-alike', () => {
+    expect(hostAllowed('api.example.com', ['*.example.com'])).to.equal(true);
+    expect(hostAllowed('a.b.example.com:8443', ['*.example.com'])).to.equal(true);
+    for (const host of ['example.com', 'evilexample.com', 'api.example.com.evil.net', 'a.evil.com', 'xexample.com']) {
+      expect(hostAllowed(host, ['*.example.com']), host).to.equal(false);
+    }
+  });
+
+  it('matches an exact entry in any letter case: without a port any port, with a port that port only', () => {
+    expect(hostAllowed('API.Example.com', ['api.example.com'])).to.equal(true);
+    expect(hostAllowed('api.example.com:8443', ['api.example.com'])).to.equal(true);
+    expect(hostAllowed('api.example.com:8443', ['api.example.com:8443'])).to.equal(true);
+    expect(hostAllowed('api.example.com:9000', ['api.example.com:8443'])).to.equal(false);
+    expect(hostAllowed('api.example.com.evil.net', ['api.example.com'])).to.equal(false);
+    // An IPv6 literal's own colons are not a port.
+    expect(hostAllowed('[::1]:80', ['[::1]'])).to.equal(true);
+    expect(hostAllowed('[::1]', ['[::2]'])).to.equal(false);
+  });
+
+  const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+  const call = (headers: Record<string, string | string[]>, encrypted = false): IncomingMessage =>
+    ({ headers, socket: { encrypted } }) as unknown as IncomingMessage;
+
+  it('says https for a call on a TLS socket, and takes the outermost trusted proxy\'s entry from repeated headers', () => {
+    const direct = baseUrlResolver({ publicUrl: undefined, proxyHops: 0, allowedHosts: undefined, logger: silent });
+    expect(direct(call({ host: 'localhost:3000' }, true), '/api')).to.equal('https://localhost:3000/api');
+    expect(direct(call({ host: 'localhost:3000', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' }), '')).to.equal('http://localhost:3000');
+    const behindTwo = baseUrlResolver({ publicUrl: undefined, proxyHops: 2, allowedHosts: undefined, logger: silent });
+    // Each proxy appends its own entry; of two trusted hops the caller's is the second from the end.
+    const forwardedCall = call({ host: 'internal:8080', 'x-forwarded-host': ['spoofed.example, api.example.com', 'edge.internal'], 'x-forwarded-proto': 'https,http' });
+    expect(behindTwo(forwardedCall, '')).to.equal('https://api.example.com');
+    // More hops trusted than entries given: the first entry; empty entries do not count.
+    const behindFive = baseUrlResolver({ publicUrl: undefined, proxyHops: 5, allowedHosts: undefined, logger: silent });
+    expect(behindFive(call({ host: 'internal', 'x-forwarded-host': ' , api.example.com, ', 'x-forwarded-proto': 'ftp' }), '')).to.equal('http://api.example.com');
+    expect(behindFive(call({ host: 'internal', 'x-forwarded-host': '' }), '')).to.equal('http://internal');
+  });
+
+  it('warns only when nothing says where callers come from, once, and never for a loopback name', () => {
+    const warnings: unknown[] = [];
+    const logger = { ...silent, warn: (...args: unknown[]) => { warnings.push(args); } };
+    const trusting = baseUrlResolver({ publicUrl: undefined, proxyHops: 0, allowedHosts: undefined, logger });
+    trusting(call({ host: '127.0.0.1:3000' }), '');
+    trusting(call({ host: '[::1]:3000' }), '');
+    expect(warnings).to.have.length(0);
+    trusting(call({ host: 'api.example.com' }), '');
+    trusting(call({ host: 'other.example.com' }), '');
+    expect(warnings).to.have.length(1);
+    for (const policy of [{ publicUrl: 'https://hooks.example.com', proxyHops: 0, allowedHosts: undefined }, { publicUrl: undefined, proxyHops: 1, allowedHosts: undefined }, { publicUrl: undefined, proxyHops: 0, allowedHosts: ['api.example.com'] }]) {
+      baseUrlResolver({ ...policy, logger })(call({ host: 'api.example.com' }), '');
+    }
+    expect(warnings).to.have.length(1);
+  });
+
+  it('checks allowedHosts even when publicUrl is set, and still gives publicUrl', () => {
+    const both = baseUrlResolver({ publicUrl: 'https://hooks.example.com', proxyHops: 0, allowedHosts: ['api.example.com'], logger: silent });
+    expect(both(call({ host: 'api.example.com' }), '/x')).to.equal('https://hooks.example.com');
+    expect(() => both(call({ host: 'evil.example' }), '/x')).to.throw(WebhookError).with.property('code', 'HOST_NOT_ALLOWED');
+  });
+});

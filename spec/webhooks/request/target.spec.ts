@@ -1,8 +1,10 @@
+import type { IncomingMessage } from 'node:http';
 import { expect } from 'chai';
 import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
 import { recordingExecutor, workflow } from '../../support/workflows.js';
+import { readRequestTarget, requestMountPath, type Prefixes } from '../../../lib/webhooks/request/target.js';
 
 for (const host of HOSTS) {
   describe(`the webhook prefixes in ${host.name}`, () => {
@@ -33,3 +35,42 @@ for (const host of HOSTS) {
     });
   });
 }
+
+describe('reading the request target', () => {
+  const prefixes: Prefixes = { production: 'webhook', test: 'webhook-test', waiting: 'webhook-waiting' };
+  const read = (url: string, originalUrl?: string): ReturnType<typeof readRequestTarget> =>
+    readRequestTarget({ url, ...(originalUrl === undefined ? {} : { originalUrl }) } as unknown as IncomingMessage, prefixes);
+
+  it('splits the path after the prefix from the query string, once', () => {
+    expect(read('/webhook/orders/new?a=1&b=2')).to.deep.equal({ kind: 'production', rawPath: 'orders/new', search: 'a=1&b=2', mountPath: '' });
+    expect(read('/webhook/x?')).to.deep.include({ rawPath: 'x', search: '' });
+    expect(read('/webhook/x')).to.deep.include({ rawPath: 'x', search: '' });
+    expect(read('/webhook')).to.deep.include({ kind: 'production', rawPath: '' });
+    expect(read('/webhook?x=1')).to.deep.include({ kind: 'production', rawPath: '', search: 'x=1' });
+  });
+
+  it('tells production, test and resume addresses apart though their prefixes begin alike', () => {
+    expect(read('/webhook-test/a')).to.deep.include({ kind: 'test', rawPath: 'a' });
+    expect(read('/webhook-waiting/w1')).to.deep.include({ kind: 'waiting', rawPath: 'w1' });
+    expect(read('/Webhook-Waiting/W1')).to.deep.include({ kind: 'waiting', rawPath: 'W1' });
+  });
+
+  it('leaves every other path to the host: a prefix only begun, run on, misspelt, or without the leading slash', () => {
+    for (const url of ['/', '/w', '/webhoo', '/webhooks/a', '/webhookx', '/webhooc/a', '/xebhook/a', 'webhook/a', '/api/webhook/a', '/webhook-tests/a']) {
+      expect(read(url), url).to.equal(undefined);
+    }
+  });
+
+  it('finds where a host mounted the middleware from originalUrl, the mount path itself included', () => {
+    expect(read('/webhook/x?q=1', '/api/automation/webhook/x?q=1')).to.deep.include({ mountPath: '/api/automation' });
+    expect(read('/webhook/x', '/webhook/x')).to.deep.include({ mountPath: '' });
+    const mounted = (url: string, originalUrl?: string): string =>
+      requestMountPath({ url, ...(originalUrl === undefined ? {} : { originalUrl }) } as unknown as IncomingMessage);
+    expect(mounted('/', '/admin/webhooks')).to.equal('/admin/webhooks');
+    expect(mounted('/?tab=calls', '/admin/webhooks?tab=calls')).to.equal('/admin/webhooks');
+    expect(mounted('/calls?x=1', '/admin/webhooks/calls?x=1')).to.equal('/admin/webhooks');
+    expect(mounted('/calls')).to.equal('');
+    // A rewritten URL that is no tail of the original gives no mount path rather than a wrong one.
+    expect(mounted('/elsewhere', '/admin/webhooks/calls')).to.equal('');
+  });
+});
