@@ -4,6 +4,7 @@
  * header that are not ours to check, millisecond timestamps, and the credential's own mistakes (500). The clock is
  * set by the test, so the edge is exact.
  */
+import { createHmac } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { expect } from 'chai';
 import { WebhookError, type SignatureAuthCredential, type VerifiedSignature } from '../../../lib/index.js';
@@ -86,6 +87,25 @@ describe('checkSignature()', () => {
     const headers = await signedHeaders('slack', BODY, { at: NOW });
     for (const toleranceSeconds of [0, -5, Number.NaN, Number.POSITIVE_INFINITY]) {
       expect(await outcome({ ...credentialOf('slack'), toleranceSeconds }, headers), String(toleranceSeconds)).to.equal('AUTH_NOT_CONFIGURED');
+    }
+  });
+
+  it('checks a custom scheme by its defaults: HMAC-SHA256 in hex without a prefix, over the body, or over "{timestamp}.{body}" with a timestamp header', async () => {
+    const hmac = (content: string): string => createHmac('sha256', 'custom-secret').update(content).digest('hex');
+    const plain: SignatureAuthCredential = { scheme: 'custom', secret: 'custom-secret', header: 'X-Sig' };
+    expect(await outcome(plain, { 'x-sig': hmac(BODY) })).to.deep.equal({ scheme: 'custom' });
+    const timed: SignatureAuthCredential = { ...plain, timestampHeader: 'X-Time' };
+    expect(await outcome(timed, { 'x-sig': hmac(`${NOW}.${BODY}`), 'x-time': String(NOW) })).to.deep.equal({ scheme: 'custom', timestamp: NOW });
+    expect(await outcome(timed, { 'x-sig': hmac(BODY), 'x-time': String(NOW) })).to.equal('SIGNATURE_INVALID');
+    // A template that names {timestamp} without a timestamp header signs it as empty text.
+    expect(await outcome({ ...plain, signedContent: '{timestamp}|{body}' }, { 'x-sig': hmac(`|${BODY}`) })).to.deep.equal({ scheme: 'custom' });
+  });
+
+  it('answers 500 AUTH_NOT_CONFIGURED for a custom credential with another algorithm or encoding, or a timestamp header that is no header name', async () => {
+    const headers = { 'x-sig': createHmac('md5', 'custom-secret').update(BODY).digest('hex'), 'x-time': String(NOW) };
+    const base = { scheme: 'custom', secret: 'custom-secret', header: 'X-Sig' };
+    for (const broken of [{ algorithm: 'md5' }, { encoding: 'utf8' }, { timestampHeader: 'X Time' }]) {
+      expect(await outcome({ ...base, ...broken } as unknown as SignatureAuthCredential, headers), JSON.stringify(broken)).to.equal('AUTH_NOT_CONFIGURED');
     }
   });
 });
