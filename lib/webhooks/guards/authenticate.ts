@@ -58,15 +58,19 @@ const required = (challenge: string): WebhookError =>
 const unusable = (what: string): WebhookError => new WebhookError('AUTH_NOT_CONFIGURED', `The ${what} credential is incomplete.`);
 const wrong = (): WebhookError => new WebhookError('AUTH_INVALID', 'Authorization data is wrong!');
 
+const BASIC_CHALLENGE = 'Basic realm="Webhook", charset="UTF-8"';
+
 function checkBasic(req: IncomingMessage, credential: BasicAuthCredential): void {
   if (typeof credential.user !== 'string' || typeof credential.password !== 'string') throw unusable('basic auth');
   const header = req.headers.authorization;
   const match = header === undefined ? null : /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-  if (match === null) throw required('Basic realm="Webhook", charset="UTF-8"');
+  if (match === null) throw required(BASIC_CHALLENGE);
   const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  const user = colon === -1 ? decoded : decoded.slice(0, colon);
-  const password = colon === -1 ? '' : decoded.slice(colon + 1);
+  // RFC 7617 joins user and password with a colon; without one the call carries no credentials (as n8n answers).
+  if (colon === -1) throw required(BASIC_CHALLENGE);
+  const user = decoded.slice(0, colon);
+  const password = decoded.slice(colon + 1);
   // Both compared, always: no early return that would tell which one was wrong, or when.
   const ok = [same(user, credential.user), same(password, credential.password)];
   if (!ok.every(Boolean)) throw wrong();
