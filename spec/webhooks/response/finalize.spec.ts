@@ -10,7 +10,8 @@ import {
   type WebhookMiddlewareOptions,
   type WebhookNodeParameters,
 } from '../../../lib/index.js';
-import { HTML_SANDBOX } from '../../../lib/webhooks/response/finalize.js';
+import { finalizeResponse, HTML_SANDBOX, OPEN_HEADER_POLICY } from '../../../lib/webhooks/response/finalize.js';
+import type { ResolvedWebhookParameters } from '../../../lib/webhooks/registry/contract.js';
 import { BASE, HOSTS } from '../../support/apps.js';
 import { hostsOf, runModes } from '../../support/queue/run-modes.js';
 import { workflow } from '../../support/workflows.js';
@@ -125,3 +126,19 @@ for (const mode of runModes('finalize')) for (const host of hostsOf(mode, HOSTS)
     });
   });
 }
+
+describe('finalizeResponse on one plan', () => {
+  const parameters = { responseHeaders: {} } as unknown as ResolvedWebhookParameters;
+
+  it('keeps a Content-Security-Policy the workflow sent and joins the sandbox to it, so a browser enforces both', () => {
+    const plan = finalizeResponse(parameters, { status: 200, headers: { 'content-type': 'text/html', 'content-security-policy': "script-src 'none'" }, body: '<p>' }, OPEN_HEADER_POLICY);
+    expect(plan.headers['content-security-policy']).to.equal(`script-src 'none', ${HTML_SANDBOX}`);
+    const blank = finalizeResponse(parameters, { status: 200, headers: { 'content-type': 'image/svg+xml', 'content-security-policy': '  ' }, body: '<svg/>' }, OPEN_HEADER_POLICY);
+    expect(blank.headers['content-security-policy']).to.equal('sandbox');
+  });
+
+  it('passes every header through when the host forbids none', () => {
+    const plan = finalizeResponse(parameters, { status: 200, headers: { 'x-one': '1', 'content-type': 'application/json' }, body: '{}' }, OPEN_HEADER_POLICY);
+    expect(plan.headers).to.deep.equal({ 'x-one': '1', 'content-type': 'application/json' });
+  });
+});
