@@ -4,7 +4,8 @@
  * the calls under way, then stops the rest with 503 SHUTTING_DOWN and releases what they hold.
  */
 import { expect } from 'chai';
-import { install, type InstalledClock } from '@sinonjs/fake-timers';
+import { install } from '@sinonjs/fake-timers';
+import type { InstalledClock } from '../../support/fake-clock.js';
 import type { WebhookError } from '../../../lib/webhooks/errors.js';
 import { InFlight, type TrackedCall } from '../../../lib/webhooks/run/in-flight.js';
 
