@@ -73,7 +73,9 @@ describe('the resume address a run held, once the run ended', () => {
 
   it('answers a call made while the run goes on 409 WAIT_RUN_RUNNING, and once it ended 409 WAIT_RUN_FINISHED', async () => {
     const finish = deferred();
+    const read: string[] = [];
     const executor: WebhookExecutor = async (run) => {
+      read.push(run.resumeUrl, run.resumeUrl, run.resumeUrlFor(''));
       publish(app, run.resumeUrl);
       await finish.promise;
       return { items: [{ json: { done: true } }] };
@@ -81,6 +83,7 @@ describe('the resume address a run held, once the run ended', () => {
     app = await waitingApp(host, executor);
     const started = request(app.server).post(START).send({}).then((res) => res);
     const address = await app.nextWait();
+    expect(new Set(read).size, 'the run has one address, however often it reads it').to.equal(1);
     const early = await request(app.server).post(address).send({});
     expect([early.status, early.body.code]).to.deep.equal([409, 'WAIT_RUN_RUNNING']);
     finish.resolve();
