@@ -4,6 +4,8 @@ import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookError, type
 import { BASE, HOSTS } from '../../support/apps.js';
 import { listen, sendTo } from '../../support/raw-http.js';
 import { until, watched, withFakeTimers } from '../../support/fake-clock.js';
+import { withDeadline, type StopSlot } from '../../../lib/webhooks/run/deadline.js';
+import { WebhookError as WebhookErrorClass } from '../../../lib/webhooks/errors.js';
 import { eventually } from '../../support/temp-dir.js';
 import { deferred, workflow } from '../../support/workflows.js';
 import { request as httpRequest } from 'node:http';
@@ -107,3 +109,65 @@ for (const host of HOSTS) {
     });
   });
 }
+
+describe('withDeadline', () => {
+  const settings = { ms: 1000, status: 524 };
+  const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+  it('rejects with WORKFLOW_TIMEOUT when the deadline passes, not before, and tells onTimeout', async () => {
+    await withFakeTimers(async (clock) => {
+      const timeouts: WebhookError[] = [];
+      const outcome = watched(withDeadline(new Promise(() => undefined), settings, { onStop: undefined }, (error) => timeouts.push(error)));
+      await clock.tickAsync(999);
+      expect([outcome.settled, timeouts.length], 'before the deadline').to.deep.equal([false, 0]);
+      await clock.tickAsync(1);
+      await turn();
+      expect(timeouts).to.have.length(1);
+      expect(outcome.error).to.equal(timeouts[0]);
+      expect([(outcome.error as WebhookError).code, (outcome.error as WebhookError).status]).to.deep.equal(['WORKFLOW_TIMEOUT', 524]);
+    });
+  });
+
+  it('has no deadline with 0 or Infinity', async () => {
+    await withFakeTimers(async (clock) => {
+      for (const ms of [0, Infinity]) {
+        const timeouts: WebhookError[] = [];
+        const outcome = watched(withDeadline(new Promise(() => undefined), { ms, status: 524 }, { onStop: undefined }, (error) => timeouts.push(error)));
+        await clock.tickAsync(24 * 60 * 60 * 1000);
+        await turn();
+        expect([outcome.settled, timeouts.length], String(ms)).to.deep.equal([false, 0]);
+      }
+    });
+  });
+
+  it('once the work answered in time: no timeout later, and a stop no longer reaches it', async () => {
+    await withFakeTimers(async (clock) => {
+      const timeouts: WebhookError[] = [];
+      const slot: StopSlot = { onStop: undefined };
+      const work = deferred<string>();
+      const outcome = watched(withDeadline(work.promise, settings, slot, (error) => timeouts.push(error)));
+      expect(slot.onStop).to.be.a('function');
+      work.resolve('answer');
+      await turn();
+      expect(outcome.value).to.equal('answer');
+      expect(slot.onStop).to.equal(undefined);
+      await clock.tickAsync(5000);
+      expect(timeouts).to.deep.equal([]);
+    });
+  });
+
+  it('rejects with the middleware\'s reason when it stops the call, and then times out no more', async () => {
+    await withFakeTimers(async (clock) => {
+      const timeouts: WebhookError[] = [];
+      const slot: StopSlot = { onStop: undefined };
+      const outcome = watched(withDeadline(new Promise(() => undefined), settings, slot, (error) => timeouts.push(error)));
+      const reason = new WebhookErrorClass('SHUTTING_DOWN', 'stopped');
+      slot.onStop?.(reason);
+      await turn();
+      expect(outcome.error).to.equal(reason);
+      expect(slot.onStop).to.equal(undefined);
+      await clock.tickAsync(5000);
+      expect(timeouts).to.deep.equal([]);
+    });
+  });
+});

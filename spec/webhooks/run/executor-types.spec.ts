@@ -11,8 +11,12 @@ import {
 import { BASE, HOSTS } from '../../support/apps.js';
 import { compileErrors } from '../../support/readme/blocks.js';
 import { workflow } from '../../support/workflows.js';
+import { isHandOff } from '../../../lib/webhooks/run/hand-off.js';
 
-/** What an executor may be: a plain function returning its result, one that throws, one typed by its body. */
+/**
+ * What an executor may be: a plain function returning its result, one that throws, one typed by its body, and one
+ * that hands its runs off (lib/webhooks/run/hand-off.ts: known by its handOff function).
+ */
 describe('executors', () => {
   const host = HOSTS[0] as (typeof HOSTS)[number];
   let failures: WebhookError[];
@@ -80,5 +84,19 @@ export const executor: WebhookExecutor = (run) => {
     expect(compileErrors(code)).to.deep.equal([]);
     // Still checked: the body is unknown, not any.
     expect(compileErrors(code.replace('const b: unknown = body;', 'const b: string = body;')).join('\n')).to.match(/unknown/);
+  });
+});
+
+describe('a hand-off executor', () => {
+  const plain: WebhookExecutor = () => ({ items: [] });
+
+  it('is known by its handOff function', () => {
+    const queued = Object.assign((() => ({ items: [] })) as WebhookExecutor, { handOff: () => Promise.resolve({ jobId: 'j1', duplicate: false }), deduplicates: false });
+    expect(isHandOff(queued)).to.equal(true);
+  });
+
+  it('is not a plain executor, nor one whose handOff is not a function', () => {
+    expect(isHandOff(plain)).to.equal(false);
+    expect(isHandOff(Object.assign((() => ({ items: [] })) as WebhookExecutor, { handOff: 'queue' }))).to.equal(false);
   });
 });

@@ -42,6 +42,7 @@ for (const host of HOSTS) {
     let middleware: WebhookMiddleware;
     let server: Awaited<ReturnType<typeof listen>>;
     let late: string[];
+    let heard: string[];
 
     beforeEach(async () => {
       temp = makeTempDir();
@@ -49,6 +50,7 @@ for (const host of HOSTS) {
       errors = [];
       warnings = [];
       late = [];
+      heard = [];
       const registry = new MemoryWebhookRegistry();
       await registry.activate({ workflowId: 'wf', nodes: [
         { name: 'Ignores', parameters: { path: 'last-ignores', httpMethod: 'POST', responseMode: 'lastNode' } },
@@ -77,6 +79,7 @@ for (const host of HOSTS) {
         responseTimeoutMs: 5000,
         logger: { error: (fields) => errors.push(fields), warn: (_fields, message) => warnings.push(message ?? '') },
         onWorkflowError: (error) => errors.push(error),
+        onEvent: (event) => heard.push(event.type),
       });
       server = await listen(host.build(middleware));
     });
@@ -139,6 +142,8 @@ for (const host of HOSTS) {
       expect(await middleware.close({ timeoutMs: 50 })).to.deep.equal({ completed: 0, aborted: 1 });
       await eventually(() => errors.length === 1, 2000);
       expect(String((errors[0] as { cause?: Error }).cause?.message)).to.equal('the database is gone');
+      // The call was over when the run was told to stop: responded then, and the run's own failure after it.
+      expect(heard).to.deep.equal(['received', 'started', 'responded', 'failed']);
     });
   });
 }
