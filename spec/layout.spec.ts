@@ -8,10 +8,8 @@ import { fileURLToPath } from 'node:url';
  * so a reader can follow a call from the first folder to the last.
  */
 const STAGES = ['registry', 'request', 'guards', 'payload', 'run', 'response'];
-/** Contracts every stage shares; they use no stage themselves. */
-const SHARED = ['types.ts', 'middleware-types.ts', 'errors.ts', 'events.ts', 'logger.ts'];
-/** The wiring: it may use every stage. */
-const WIRING = ['middleware.ts', 'call-wiring.ts', 'options.ts', 'option-checks.ts', 'option-limits.ts'];
+/** The wiring: it may use every stage. (The contracts every stage shares are lib/core/, below them all.) */
+const WIRING = ['middleware.ts', 'call-wiring.ts', 'options.ts'];
 /**
  * Beside the request path, not on it (describe: the OpenAPI document): it reads the registry and the shared
  * contracts only, and only the wiring uses it, so no stage of a call depends on it.
@@ -31,12 +29,12 @@ function sourceFiles(folder: string): string[] {
 }
 
 /**
- * A file's place in the request path: -1 shared contracts, 0.. the stages, Infinity the wiring. A folder beside the
- * path ranks with the registry, the last thing it may use.
+ * A file's place in the request path: 0.. the stages, Infinity the wiring. A folder beside the path ranks with the
+ * registry, the last thing it may use.
  */
 function rankOf(file: string): number {
   const [first, second] = relative(webhooks, file).split(sep);
-  if (second === undefined) return WIRING.includes(first as string) ? Infinity : -1;
+  if (second === undefined) return Infinity;
   return BESIDE.includes(first as string) ? STAGES.indexOf('registry') : STAGES.indexOf(first as string);
 }
 
@@ -64,12 +62,12 @@ describe('the layout of lib/', () => {
     expect(silent).to.deep.equal([]);
   });
 
-  it('holds lib/webhooks in one folder per stage of the request path, plus the shared contracts, the wiring and what is beside the path', () => {
+  it('holds lib/webhooks in one folder per stage of the request path, plus the wiring and what is beside the path', () => {
     const top = readdirSync(webhooks).sort();
-    expect(top).to.deep.equal([...STAGES, ...SHARED, ...WIRING, ...BESIDE].sort());
+    expect(top).to.deep.equal([...STAGES, ...WIRING, ...BESIDE].sort());
   });
 
-  it('lets only the wiring use a folder beside the request path, and that folder only the registry and the shared contracts', () => {
+  it('lets only the wiring use a folder beside the request path, and that folder only the registry and the core', () => {
     const crossing: string[] = [];
     for (const file of sourceFiles(webhooks)) {
       const own = besideFolderOf(file);

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { extname } from 'node:path';
 import prettyBytes from 'pretty-bytes';
-import type { BinaryData, BinaryFileType } from '../types.js';
+import type { BinaryData, BinaryFileType } from '../../core/types.js';
 import { defineData } from './joined-data.js';
 
 type MimeTypes = typeof import('mime-types');

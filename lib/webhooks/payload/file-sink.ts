@@ -5,7 +5,7 @@
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 import { aborted } from './request-watch.js';
 import { storeFailed, TEMP_FILE_MODE, type TempFiles } from './temp-files.js';
 

@@ -5,10 +5,10 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 import type { PendingSignature } from '../guards/signature.js';
-import type { BinaryData, VerifiedSignature } from '../types.js';
-import type { WebhookLogger } from '../logger.js';
+import type { BinaryData, VerifiedSignature } from '../../core/types.js';
+import type { WebhookLogger } from '../../core/logger.js';
 import { describeBinary } from './binary-meta.js';
 import { contentEncoding, openBodyStream } from './body-stream.js';
 import { nestsDeeper, tooDeep } from './depth.js';

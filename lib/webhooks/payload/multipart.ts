@@ -6,8 +6,8 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
-import { WebhookError, type WebhookErrorCode } from '../errors.js';
-import type { BinaryData } from '../types.js';
+import { WebhookError, type WebhookErrorCode } from '../../core/errors.js';
+import type { BinaryData } from '../../core/types.js';
 import { addField, type Fields } from './fields.js';
 import { collectFile, type MemoryBudget } from './file-sink.js';
 import { limitError, type PayloadLimits } from './limits.js';

@@ -3,7 +3,7 @@
  * left of the request after a failure is drained by the body stream's owner (payload/index.ts).
  */
 import type { Readable } from 'node:stream';
-import type { WebhookError } from '../errors.js';
+import type { WebhookError } from '../../core/errors.js';
 import { bodyStreamError } from './body-stream.js';
 
 /** Reads `stream` (the body stream of body-stream.ts) to the end; `tooLarge` names the limit that applies. */

@@ -6,7 +6,7 @@
 import { createReadStream } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import type { BinaryData } from '../types.js';
+import type { BinaryData } from '../../core/types.js';
 import { collectBinaryBody } from './binary.js';
 import { describeBinary } from './binary-meta.js';
 import { setOwn } from './fields.js';
