@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
  * The folders of lib/webhooks read as the request path: a stage may use the stages before it, never one after it,
  * so a reader can follow a call from the first folder to the last.
  */
-const STAGES = ['registry', 'request', 'guards', 'payload', 'run', 'response'];
+const STAGES = ['registry', 'request', 'guards', 'body', 'uploads', 'payload', 'run', 'response'];
 /** The wiring: it may use every stage. (The contracts every stage shares are lib/core/, below them all.) */
 const WIRING = ['middleware.ts', 'call-wiring.ts', 'options.ts'];
 /**

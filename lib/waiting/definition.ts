@@ -6,7 +6,7 @@ import { WebhookError } from '../core/errors.js';
 import { resolveLimits } from '../core/option-limits.js';
 import { resolveParameters } from '../webhooks/registry/resolve-workflow.js';
 import type { RegisteredWebhook, ResolvedWebhookParameters } from '../webhooks/registry/contract.js';
-import type { PayloadLimits } from '../webhooks/payload/limits.js';
+import type { PayloadLimits } from '../webhooks/body/limits.js';
 import type { RequestLimits } from '../webhooks/request/limits.js';
 import type { HttpMethod, WebhookNode } from '../core/types.js';
 import { SUFFIX } from './address.js';

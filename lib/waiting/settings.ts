@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { WebhookError } from '../core/errors.js';
 import { fail, prefix } from '../core/option-checks.js';
 import type { WebhookLogger } from '../core/logger.js';
-import type { PayloadLimits } from '../webhooks/payload/limits.js';
+import type { PayloadLimits } from '../webhooks/body/limits.js';
 import type { RequestLimits } from '../webhooks/request/limits.js';
 import type { WebhookRegistry } from '../webhooks/registry/contract.js';
 import type { WebhookEventListener } from '../core/events.js';

@@ -3,7 +3,7 @@
  * `a[b]`, repeated keys become arrays. Invalid percent-encoding is kept as written rather than refused.
  */
 import type { WebhookError } from '../../core/errors.js';
-import { addField, type Fields } from './fields.js';
+import { addField, type Fields } from '../body/fields.js';
 import { decodeText } from './text.js';
 
 function decodeComponent(text: string): string {

@@ -1,7 +1,7 @@
 /**
- * The metadata of every binary entry the payload stage makes (uploaded files, raw bodies, `rawBody`), in the shape
- * the known platform's nodes read: `mimeType`, `fileName`, `fileExtension`, `fileType`, `bytes` and the display text
- * `fileSize`. A body without a file name gets a generated one, so every entry can be saved or attached as it is.
+ * The metadata of every binary entry the payload and uploads stages make (uploaded files, raw bodies, `rawBody`), in
+ * the shape the known platform's nodes read: `mimeType`, `fileName`, `fileExtension`, `fileType`, `bytes` and the
+ * display text `fileSize`. A body without a file name gets a generated one, so every entry can be saved or attached as it is.
  */
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';

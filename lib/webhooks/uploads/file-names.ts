@@ -5,7 +5,7 @@
  */
 import type { BinaryData } from '../../core/types.js';
 import { describeBinary } from './binary-meta.js';
-import { setOwn } from './fields.js';
+import { setOwn } from '../body/fields.js';
 
 export interface UploadedFile {
   field: string | undefined;

@@ -1,6 +1,6 @@
 /**
  * Reads a whole (decoded) body into memory, bounded: a body that grows past the limit is cut off at once. What is
- * left of the request after a failure is drained by the body stream's owner (payload/index.ts).
+ * left of the request after a failure is drained by the body stream's owner (../payload/index.ts).
  */
 import type { Readable } from 'node:stream';
 import type { WebhookError } from '../../core/errors.js';
