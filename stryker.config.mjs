@@ -1,24 +1,25 @@
 // Mutation testing of the request path, run outside `npm test` by scripts/mutate.ts (`npm run mutate -- guards`):
-// it mutates lib/webhooks/ (or the one stage folder named in WWH_MUTATE_STAGE) and runs only spec/webhooks/ against
-// each mutant (the whole of lib/webhooks/ takes hours on two cores). Stryker 9 (Node 20; 10 needs Node 22)
+// it mutates lib/webhooks/ and the core under it, lib/core/ (or the one stage folder named in WWH_MUTATE_STAGE, or
+// `core`) and runs only spec/webhooks/ and spec/core/ against each mutant (the whole takes hours on two cores). Stryker 9 (Node 20; 10 needs Node 22)
 // comes through npx with its own mocha 11 (its mocha runner does not take mocha 12 yet), so nothing here is a
 // dependency of the package. Reports land in reports/mutation/.
 const stage = process.env.WWH_MUTATE_STAGE;
-// The stage folder, or the loose wiring files beside them ('wiring'), or all of lib/webhooks/.
-const scope = stage === undefined ? ['lib/webhooks/**/*.ts'] : stage === 'wiring' ? ['lib/webhooks/*.ts'] : [`lib/webhooks/${stage}/**/*.ts`];
+// The stage folder, or the loose wiring files beside them ('wiring'), or the core ('core'), or all of them.
+const folderOf = (name) => (name === 'core' ? 'lib/core' : `lib/webhooks/${name}`);
+const scope = stage === undefined ? ['lib/webhooks/**/*.ts', 'lib/core/**/*.ts'] : stage === 'wiring' ? ['lib/webhooks/*.ts'] : [`${folderOf(stage)}/**/*.ts`];
 const report = `reports/mutation/${stage ?? 'webhooks'}`;
 // Against each mutant run the stage's own specs (spec/ mirrors lib/), or with WWH_MUTATE_ALL_SPECS=1 all of
-// spec/webhooks/. The request path is covered by almost every spec, so under all of them each surviving mutant
+// spec/webhooks/ and spec/core/. The request path is covered by almost every spec, so under all of them each surviving mutant
 // costs a whole suite (about a minute here); a stage's own specs make a folder an affair of minutes, and their score
 // is a floor: a mutant they miss may still be killed elsewhere.
 const ownSpecs = stage === undefined || process.env.WWH_MUTATE_ALL_SPECS === '1'
-  ? ['spec/webhooks/**/*.spec.ts']
-  : stage === 'wiring' ? ['spec/webhooks/*.spec.ts'] : [`spec/webhooks/${stage}/**/*.spec.ts`];
+  ? ['spec/webhooks/**/*.spec.ts', 'spec/core/**/*.spec.ts']
+  : stage === 'wiring' ? ['spec/webhooks/*.spec.ts'] : [`${folderOf(stage).replace(/^lib/, 'spec')}/**/*.spec.ts`];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   // Type-only files have nothing to mutate.
-  mutate: [...scope, '!lib/webhooks/**/*-types.ts', '!lib/webhooks/types.ts'],
+  mutate: [...scope, '!lib/core/*-types.ts', '!lib/core/types.ts', '!lib/core/waits.ts', '!lib/core/wait-hook.ts'],
   testRunner: 'mocha',
   mochaOptions: {
     spec: ownSpecs,
@@ -38,7 +39,7 @@ export default {
   tsconfigFile: 'no-tsconfig-rewrite.json',
   // The `// @ts-nocheck` Stryker writes goes only into the mutated files: a spec compares readme-registry.ts with
   // README byte for byte.
-  disableTypeChecks: 'lib/webhooks/**/*.ts',
+  disableTypeChecks: 'lib/{webhooks,core}/**/*.ts',
   tempDirName: '.stryker-tmp',
   cleanTempDir: 'always',
 };

@@ -28,7 +28,7 @@ export {
   WebhookError,
   type WebhookConflict,
   type WebhookErrorCode,
-} from './webhooks/errors.js';
+} from './core/errors.js';
 export { MethodNotAllowedError } from './webhooks/request/match.js';
 export { handleClientError } from './webhooks/request/client-error.js';
 export type {
@@ -46,11 +46,11 @@ export type {
   WebhookUploadsOptions,
 } from './webhooks/options.js';
 export type { WorkflowFailureContext } from './webhooks/run/report.js';
-export type { ByteSize } from './webhooks/option-checks.js';
-export type { CallTelemetry, WebhookEvent, WebhookEventListener } from './webhooks/events.js';
+export type { ByteSize } from './core/option-checks.js';
+export type { CallTelemetry, WebhookEvent, WebhookEventListener } from './core/events.js';
 export type { AcceptedRun, HandOffContext, HandOffExecutor } from './webhooks/run/hand-off.js';
-export type * from './webhooks/types.js';
+export type * from './core/types.js';
 export type * from './webhooks/registry/contract.js';
-export type * from './waiting/types.js';
+export type * from './core/waits.js';
 export type { WaitingMiddlewareOptions } from './waiting/settings.js';
-export { HTTP_METHODS, RESPONSE_DATA, RESPONSE_MODES, AUTHENTICATIONS, SIGNATURE_SCHEMES } from './webhooks/types.js';
+export { HTTP_METHODS, RESPONSE_DATA, RESPONSE_MODES, AUTHENTICATIONS, SIGNATURE_SCHEMES } from './core/types.js';

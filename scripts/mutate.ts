@@ -1,17 +1,18 @@
 /**
  * `npm run mutate -- [stage ...] [--all-specs] [--concurrency N]`: mutation testing of the request path, one stage
- * folder of lib/webhooks/ at a time (guards, payload, request, response, run, registry, describe, or `wiring` for the
- * loose files beside them; all of them when none is named). Each stage gets its own StrykerJS run and report in
- * reports/mutation/<stage>.html; at the end a table gives each stage's score, so a weak folder shows at a glance.
- * Each mutant meets the stage's own specs (spec/webhooks/<stage>/, or spec/webhooks/*.spec.ts for the wiring), or
- * with --all-specs every spec under spec/webhooks/ (hours rather than minutes on two cores).
+ * folder of lib/webhooks/ at a time (request, guards, body, uploads, payload, run, response, registry, describe, or
+ * `wiring` for the loose files beside them), or `core` for lib/core/; all of them when none is named. Each stage
+ * gets its own StrykerJS run and report in reports/mutation/<stage>.html; at the end a table gives each stage's
+ * score, so a weak folder shows at a glance. Each mutant meets the stage's own specs (spec/webhooks/<stage>/,
+ * spec/webhooks/*.spec.ts for the wiring, spec/core/ for the core), or with --all-specs every spec under
+ * spec/webhooks/ and spec/core/ (hours rather than minutes on two cores).
  * Stryker comes through npx (9.x: Stryker 10 needs Node 22, and its mocha runner takes mocha 11, not the repo's 12),
  * so it is no dependency of the package.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 
-const STAGES = ['request', 'guards', 'payload', 'run', 'response', 'registry', 'describe', 'wiring'];
+const STAGES = ['core', 'request', 'guards', 'body', 'uploads', 'payload', 'run', 'response', 'registry', 'describe', 'wiring'];
 const STRYKER = ['--yes', '-p', '@stryker-mutator/core@9.6.1', '-p', '@stryker-mutator/mocha-runner@9.6.1', '-p', 'mocha@11.7.5', 'stryker', 'run', 'stryker.config.mjs'];
 
 interface MutantResult { status: string }

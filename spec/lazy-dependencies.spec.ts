@@ -49,7 +49,7 @@ const onImport = packages();
 definitions.validateProperties([{ displayName: 'A', name: 'a', type: 'string', default: '' }]);
 const { parseXmlBody } = await import('./lib/webhooks/payload/xml.ts');
 parseXmlBody(Buffer.from('<a>1</a>'), undefined, 64);
-const { describeBinary } = await import('./lib/webhooks/payload/binary-meta.ts');
+const { describeBinary } = await import('./lib/webhooks/uploads/binary-meta.ts');
 describeBinary({ mimeType: 'image/png', fileName: undefined, bytes: 1 });
 await import('jose');
 await settle();

@@ -4,7 +4,7 @@
  * shows what arrived, keeps the last calls live, retries queue mode's failed runs, and previews node parameters.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorFields } from '../webhooks/logger.js';
+import { errorFields } from '../core/logger.js';
 import { CallRecorder } from './calls/recorder.js';
 import { ConsoleListens } from './listen/listens.js';
 import { resolveConsoleOptions, type WebhookConsoleOptions } from './options.js';

@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebhookRegistry } from '../webhooks/registry/contract.js';
-import type { WebhookMiddleware, WorkflowWebhooks } from '../webhooks/types.js';
-import { safeLogger, type WebhookLogger } from '../webhooks/logger.js';
+import type { WebhookMiddleware, WorkflowWebhooks } from '../core/types.js';
+import { safeLogger, type WebhookLogger } from '../core/logger.js';
 import type { CallLog } from './calls/contract.js';
 import { checkCapacity, MemoryCallLog } from './calls/memory-log.js';
 

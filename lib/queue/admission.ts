@@ -3,7 +3,7 @@
  * one atomic step in Redis says whether it is a repeat of a job stored or being stored, a reuse of the key with
  * another body, one run too many, or the call that stores the job.
  */
-import { WebhookError } from '../webhooks/errors.js';
+import { WebhookError } from '../core/errors.js';
 import type { ResolvedQueueOptions } from './options.js';
 import type { QueueKeys } from './keys.js';
 import type { Connected } from './enqueue.js';

@@ -3,8 +3,8 @@
  * URL or BullMQ's options), opened by us, with an error listener of ours, so a Redis outage is logged and never
  * crashes the process with an unhandled 'error' event.
  */
-import type { WebhookLogger } from '../webhooks/logger.js';
-import { errorFields } from '../webhooks/logger.js';
+import type { WebhookLogger } from '../core/logger.js';
+import { errorFields } from '../core/logger.js';
 import { warnIfNoErrorListener, type RedisClientLike } from '../redis/client.js';
 import type { RedisTopology } from '../redis/topology.js';
 import type { ConnectionForm, QueueSentinelOptions, QueueServerOptions, QueueTlsOptions } from './connection-forms.js';

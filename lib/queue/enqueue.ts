@@ -7,9 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Job, Queue } from 'bullmq';
-import { WebhookError } from '../webhooks/errors.js';
+import { WebhookError } from '../core/errors.js';
 import type { AcceptedRun, HandOffContext } from '../webhooks/run/hand-off.js';
-import type { ExecutionResult, WebhookRun } from '../webhooks/types.js';
+import type { ExecutionResult, WebhookRun } from '../core/types.js';
 import type { Confirmation, ReplicaAcks } from '../redis/replica-acks.js';
 import { admitted, releaseClaim } from './admission.js';
 import { packItems, type PackedItem } from './binary/pack.js';

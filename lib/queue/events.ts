@@ -2,7 +2,7 @@
  * Typed events of queue mode: the web side's (`enqueued`, and refusals) and the worker's (`started`, `completed`,
  * `failed`, `retried`, `recovered`), through each one's `onEvent` option. A listener that throws is ignored.
  */
-import type { WebhookKind } from '../webhooks/types.js';
+import type { WebhookKind } from '../core/types.js';
 
 interface JobEvent {
   jobId: string;

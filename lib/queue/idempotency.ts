@@ -4,7 +4,7 @@
  * header the workflow named) counts; a call without a key gets a job id of its own.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { BinaryData, Item, TriggerJson, WebhookRun, WorkflowSettings } from '../webhooks/types.js';
+import type { BinaryData, Item, TriggerJson, WebhookRun, WorkflowSettings } from '../core/types.js';
 
 function header(json: TriggerJson, name: string): string | undefined {
   const value = json.headers[name.toLowerCase()];

@@ -2,9 +2,9 @@
  * A job is plain data, documented so that dashboards and a host's own tooling can read it: the run of one webhook
  * call (what the worker needs to rebuild the `WebhookRun`), where to send its answer, and how it is scheduled.
  */
-import type { ExecutionHint, HttpMethod, ResponseMode, WebhookKind, WorkflowResponse } from '../webhooks/types.js';
+import type { ExecutionHint, HttpMethod, ResponseMode, WebhookKind, WorkflowResponse } from '../core/types.js';
 import type { PackedItem } from './binary/pack.js';
-import type { RunResume } from '../waiting/types.js';
+import type { RunResume } from '../core/waits.js';
 import { open, seal, type Keyring, type SealedValue } from './sealing.js';
 
 /** The data of every job; the job's name is the workflow's id. */

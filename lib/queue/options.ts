@@ -2,12 +2,12 @@
  * Options of the queue (web side) and the worker, checked and defaulted once in their factories; nothing deeper
  * reads raw options.
  */
-import { safeLogger, STDERR_LOGGER, type WebhookLogger } from '../webhooks/logger.js';
-import { byteSize, publicUrl, type ByteSize } from '../webhooks/option-checks.js';
-import { DEFAULT_LIMITS } from '../webhooks/option-limits.js';
+import { safeLogger, STDERR_LOGGER, type WebhookLogger } from '../core/logger.js';
+import { byteSize, publicUrl, type ByteSize } from '../core/option-checks.js';
+import { DEFAULT_LIMITS } from '../core/option-limits.js';
 import type { WebhookRegistry } from '../webhooks/registry/contract.js';
 import { resolveWaiting, type WaitingMiddlewareOptions, type WaitingSettings } from '../waiting/settings.js';
-import type { ExecutionResult } from '../webhooks/types.js';
+import type { ExecutionResult } from '../core/types.js';
 import type { QueuedWebhookRun } from './worker-run.js';
 import type { BinaryStore } from './binary/store.js';
 import type { QueueConnection } from './connection.js';

@@ -2,9 +2,9 @@
  * A waiting call's side of a job: the worker's `respond()` answers become the run's, and the job's end becomes the
  * call's outcome, however many calls wait for the same job.
  */
-import { ERROR_CODES, WebhookError, type WebhookErrorCode } from '../webhooks/errors.js';
+import { ERROR_CODES, WebhookError, type WebhookErrorCode } from '../core/errors.js';
 import { relayedFailure } from '../webhooks/run/execute.js';
-import type { ExecutionResult, Item, WebhookRun } from '../webhooks/types.js';
+import type { ExecutionResult, Item, WebhookRun } from '../core/types.js';
 import { storedRefs, unpackItems } from './binary/pack.js';
 import type { BinaryStore } from './binary/store.js';
 import { unpackResponse, type ReplyMessage, type WebhookJobResult } from './job-data.js';

@@ -3,7 +3,7 @@
  * tracer's span of the send, whose context travels in the job as `trace`), and so is each attempt on a worker (run
  * inside the context the job carries). `webhookTelemetry()` of `workflow-webhooks/opentelemetry` is one.
  */
-import type { WebhookKind } from '../webhooks/types.js';
+import type { WebhookKind } from '../core/types.js';
 
 /** W3C trace context headers (`traceparent`, `tracestate`) as stored in a job. */
 export type TraceCarrier = Record<string, string>;

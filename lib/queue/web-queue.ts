@@ -4,10 +4,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Queue, type Job } from 'bullmq';
-import { WebhookError } from '../webhooks/errors.js';
-import { errorFields } from '../webhooks/logger.js';
+import { WebhookError } from '../core/errors.js';
+import { errorFields } from '../core/logger.js';
 import type { AcceptedRun, HandOffContext, HandOffExecutor } from '../webhooks/run/hand-off.js';
-import type { ExecutionResult, WebhookRun } from '../webhooks/types.js';
+import type { ExecutionResult, WebhookRun } from '../core/types.js';
 import { storedRefs } from './binary/pack.js';
 import { bullConnection } from './bullmq-node-redis.js';
 import { baseClient, closeConnection, openConnection, type QueueRedisClient } from './connection.js';

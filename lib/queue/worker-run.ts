@@ -3,12 +3,12 @@
  * id, the attempt and `progress()`. `respond()` goes to the web instance that waits for it; as in process, the
  * first answer wins and a later one (or one in a mode that does not answer from the workflow) is only reported.
  */
-import { WebhookError } from '../webhooks/errors.js';
-import type { CallEvents } from '../webhooks/events.js';
-import type { ExecutionResult, HttpMethod, TriggerItem, WebhookKind, WebhookRun, WorkflowResponse } from '../webhooks/types.js';
+import { WebhookError } from '../core/errors.js';
+import type { CallEvents } from '../core/events.js';
+import type { ExecutionResult, HttpMethod, TriggerItem, WebhookKind, WebhookRun, WorkflowResponse } from '../core/types.js';
 import { RunWaits } from '../waiting/run-waits.js';
 import type { WaitingSettings } from '../waiting/settings.js';
-import type { RunResume, SuspendedWait, SuspendOptions } from '../waiting/types.js';
+import type { RunResume, SuspendedWait, SuspendOptions } from '../core/waits.js';
 import type { WebhookJobData } from './job-data.js';
 
 /** A run on a worker: a `WebhookRun` with what a retried or repeated run needs to keep its side effects idempotent. */

@@ -4,11 +4,11 @@
  * recovery); a workflow's `settings.concurrency` holds across all workers through leases in Redis.
  */
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
-import { toWebhookError, WebhookError } from '../webhooks/errors.js';
+import { toWebhookError, WebhookError } from '../core/errors.js';
 import { runTooLong } from '../webhooks/run/call-state.js';
 import { checkResult } from '../webhooks/run/execute.js';
-import { errorFields } from '../webhooks/logger.js';
-import type { ExecutionResult, TriggerItem } from '../webhooks/types.js';
+import { errorFields } from '../core/logger.js';
+import type { ExecutionResult, TriggerItem } from '../core/types.js';
 import { packItems, storedRefs, unpackItems } from './binary/pack.js';
 import { bullConnection } from './bullmq-node-redis.js';
 import { baseClient, closeConnection, openConnection, type QueueRedisClient } from './connection.js';

@@ -9,7 +9,7 @@ import { discard, isReplyError, type RedisClientLike } from './client.js';
 import { withDeadline } from './link.js';
 import { script } from './scripts.js';
 import { sendVia, topologyOf, type RedisTopology } from './topology.js';
-import { errorFields, safeLogger, type WebhookLogger } from '../webhooks/logger.js';
+import { errorFields, safeLogger, type WebhookLogger } from '../core/logger.js';
 
 /** The part of a node-redis client (5 or later) the call log uses: the registry's, plus `subscribe` for the channel. */
 export interface RedisCallLogClient extends RedisClientLike {

@@ -4,7 +4,7 @@
  * that fails for want of Redis rejects with REGISTRY_UNAVAILABLE, and the next one opens a fresh connection, so a
  * paused, killed or black-holed Redis never makes a caller wait longer than the deadline.
  */
-import { WebhookError } from '../webhooks/errors.js';
+import { WebhookError } from '../core/errors.js';
 import { borrowed, canDuplicate, discard, isReplyError, type RedisClientLike } from './client.js';
 import type { Script } from './scripts.js';
 import { sendVia, type RedisTopology } from './topology.js';

@@ -6,7 +6,7 @@
 import { resolveWorkflowWebhooks } from '../webhooks/registry/resolve-workflow.js';
 import { TestAddresses } from '../webhooks/registry/test-addresses.js';
 import type { ListedTestWebhook, NotListeningReason, RegisteredWebhook, WebhookLookup } from '../webhooks/registry/contract.js';
-import type { WorkflowWebhooks } from '../webhooks/types.js';
+import type { WorkflowWebhooks } from '../core/types.js';
 
 /** A listen as the store keeps it. */
 export interface ListenRecord {

@@ -1,8 +1,8 @@
 /**
  * Options of the Redis registry, checked and defaulted once, in the constructor; nothing deeper reads raw options.
  */
-import type { WorkflowWebhooks } from '../webhooks/types.js';
-import { errorFields, safeLogger, type WebhookLogger } from '../webhooks/logger.js';
+import type { WorkflowWebhooks } from '../core/types.js';
+import { errorFields, safeLogger, type WebhookLogger } from '../core/logger.js';
 import type { RedisClientLike } from './client.js';
 import { slotPrefix, topologyOf, type RedisTopology } from './topology.js';
 import { checkMaxWaiting } from '../webhooks/registry/waits.js';

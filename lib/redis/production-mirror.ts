@@ -6,7 +6,7 @@
  */
 import { RouteTable } from '../webhooks/registry/route-table.js';
 import type { RegisteredWebhook } from '../webhooks/registry/contract.js';
-import type { WorkflowWebhooks } from '../webhooks/types.js';
+import type { WorkflowWebhooks } from '../core/types.js';
 
 interface Served {
   workflow: WorkflowWebhooks;

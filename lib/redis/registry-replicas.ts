@@ -9,7 +9,7 @@
  * wait is the exception, given back by the registry (see RedisWebhookRegistry.claimWait): its caller is answered 503
  * and must be able to resume the run with a retry.
  */
-import { WebhookError } from '../webhooks/errors.js';
+import { WebhookError } from '../core/errors.js';
 import type { RedisClientLike } from './client.js';
 import { RedisLink } from './link.js';
 import type { ResolvedRedisOptions } from './options.js';

@@ -4,13 +4,13 @@
  * on the request path. Without Redis, calls keep being served from memory and changes are refused.
  */
 import { randomUUID } from 'node:crypto';
-import { WebhookError } from '../webhooks/errors.js';
+import { WebhookError } from '../core/errors.js';
 import { resolveWorkflowWebhooks } from '../webhooks/registry/resolve-workflow.js';
 import { routeKey } from '../webhooks/registry/route-table.js';
 import type {
   ListedTestWebhook, RegisteredWebhook, TestCallClaim, TestListenHandle, TestListenOptions, WebhookLookup, WebhookRegistry,
 } from '../webhooks/registry/contract.js';
-import type { WebhookKind, WorkflowWebhooks } from '../webhooks/types.js';
+import type { WebhookKind, WorkflowWebhooks } from '../core/types.js';
 import { warnIfNoErrorListener } from './client.js';
 import { conflictFrom } from './conflicts.js';
 import { registryKeys, type RegistryKeys } from './keys.js';
@@ -25,7 +25,7 @@ import { RedisTestListens } from './test-listens.js';
 import { RedisContact } from './contact.js';
 import { RegistryReplicas } from './registry-replicas.js';
 import { RedisWaits } from './waits.js';
-import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../waiting/types.js';
+import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../core/waits.js';
 
 function asError(value: unknown): Error {
   return value instanceof Error ? value : new Error(String(value));

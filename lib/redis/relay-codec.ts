@@ -5,8 +5,8 @@
  * process it runs in, and a file path names a file on the other instance's disk.
  */
 import type { CapturedRun } from '../webhooks/registry/contract.js';
-import { ERROR_CODES, WebhookError, type WebhookErrorCode } from '../webhooks/errors.js';
-import type { ExecutionResult, WebhookRun } from '../webhooks/types.js';
+import { ERROR_CODES, WebhookError, type WebhookErrorCode } from '../core/errors.js';
+import type { ExecutionResult, WebhookRun } from '../core/types.js';
 
 const BUFFER = '$buffer';
 

@@ -5,7 +5,7 @@
  */
 import { resolveWorkflowWebhooks } from '../webhooks/registry/resolve-workflow.js';
 import type { RegisteredWebhook } from '../webhooks/registry/contract.js';
-import type { WorkflowWebhooks } from '../webhooks/types.js';
+import type { WorkflowWebhooks } from '../core/types.js';
 import type { RegistryKeys } from './keys.js';
 import type { RedisLink } from './link.js';
 import type { ListenRecord } from './listen-mirror.js';

@@ -19,7 +19,7 @@ import type {
   TestListenResult,
   WebhookLookup,
 } from '../webhooks/registry/contract.js';
-import type { ExecutionResult, WorkflowWebhooks } from '../webhooks/types.js';
+import type { ExecutionResult, WorkflowWebhooks } from '../core/types.js';
 import { conflictFrom } from './conflicts.js';
 import type { RegistryKeys } from './keys.js';
 import { ListenMirror, type ListenRecord } from './listen-mirror.js';

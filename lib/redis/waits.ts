@@ -5,7 +5,7 @@
  * instance wins each, and tells its listeners).
  */
 import { checkWaitListLimit, tooManyWaiting } from '../webhooks/registry/waits.js';
-import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../waiting/types.js';
+import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../core/waits.js';
 import type { RegistryKeys } from './keys.js';
 import type { RedisLink } from './link.js';
 import type { RegistryReplicas } from './registry-replicas.js';

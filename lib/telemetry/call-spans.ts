@@ -4,7 +4,7 @@
  * events, and ends with the answer; the workflow runs with the span active, so what it traces nests under it.
  */
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
-import type { WebhookEvent } from '../webhooks/events.js';
+import type { WebhookEvent } from '../core/events.js';
 import { ATTRIBUTE, defined, runStarted, statusClass, type Instruments } from './instruments.js';
 
 /** What is kept of a call between its events. */

@@ -7,7 +7,7 @@
  * app.use('/hooks', createWebhookMiddleware(registry, executor, { telemetry }));
  */
 import { createNoopMeter, metrics, ProxyTracerProvider, trace, type Meter, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
-import type { CallTelemetry, WebhookEvent } from '../webhooks/events.js';
+import type { CallTelemetry, WebhookEvent } from '../core/events.js';
 import type { EnqueuedJob, ProcessedJob, QueueTelemetry, TraceCarrier } from '../queue/tracing.js';
 import { CallSpans } from './call-spans.js';
 import { createInstruments } from './instruments.js';
@@ -15,7 +15,7 @@ import { JobSpans } from './job-spans.js';
 
 export { ATTRIBUTE as TELEMETRY_ATTRIBUTES } from './instruments.js';
 export type { QueueTelemetry, TraceCarrier } from '../queue/tracing.js';
-export type { CallTelemetry } from '../webhooks/events.js';
+export type { CallTelemetry } from '../core/events.js';
 
 export interface WebhookTelemetryOptions {
   /** Default: the global one (`trace.getTracerProvider()`), the host's registered SDK or the API's no-op. */

@@ -2,15 +2,15 @@
  * A wait's options, checked and defaulted the way a Webhook node's parameters are (the same resolver, so guards,
  * payload parsing and response plans treat a resume call as any webhook call), and the webhook a resume call matches.
  */
-import { WebhookError } from '../webhooks/errors.js';
-import { resolveLimits } from '../webhooks/option-limits.js';
+import { WebhookError } from '../core/errors.js';
+import { resolveLimits } from '../core/option-limits.js';
 import { resolveParameters } from '../webhooks/registry/resolve-workflow.js';
 import type { RegisteredWebhook, ResolvedWebhookParameters } from '../webhooks/registry/contract.js';
-import type { PayloadLimits } from '../webhooks/payload/limits.js';
+import type { PayloadLimits } from '../webhooks/body/limits.js';
 import type { RequestLimits } from '../webhooks/request/limits.js';
-import type { HttpMethod, WebhookNode } from '../webhooks/types.js';
+import type { HttpMethod, WebhookNode } from '../core/types.js';
 import { SUFFIX } from './address.js';
-import type { WaitEntry, WaitOptions } from './types.js';
+import type { WaitEntry, WaitOptions } from '../core/waits.js';
 
 export interface ResolvedWait {
   nodeName: string;

@@ -2,14 +2,14 @@
  * The waiting side of one run: its resume address (made on first use), `waitForCall()` (the run waits here for the
  * call), `suspend()` (the run ends and a call starts a new one), and what the run's end means for its address.
  */
-import { WebhookError } from '../webhooks/errors.js';
-import type { CallEvents } from '../webhooks/events.js';
-import type { ExecutionResult, TriggerItem, WebhookKind, WebhookRun } from '../webhooks/types.js';
-import { errorFields } from '../webhooks/logger.js';
+import { WebhookError } from '../core/errors.js';
+import type { ExecutionResult, TriggerItem, WebhookKind, WebhookRun } from '../core/types.js';
+import { errorFields } from '../core/logger.js';
 import { newWaitId, signWait } from './address.js';
 import { resolveWait, type ResolvedWait } from './definition.js';
 import { notConfigured, type WaitingSettings } from './settings.js';
-import type { RunResume, SuspendedWait, SuspendOptions, WaitEntry, WaitForCallOptions, WaitOptions } from './types.js';
+import type { SuspendedWait, SuspendOptions, WaitEntry, WaitForCallOptions, WaitOptions } from '../core/waits.js';
+import type { OpenRunWaits, RunIdentity, RunWaitsSide } from '../core/wait-hook.js';
 
 /** How long a run holds its address while it runs without waiting. */
 const HOLD_MS = 24 * 60 * 60 * 1000;
@@ -28,20 +28,6 @@ export interface LocalWaiter {
   deliver(item: TriggerItem, respond: WebhookRun['respond'] | undefined): Promise<ExecutionResult>;
 }
 
-/** What a run's waiting side knows of it. */
-export interface RunIdentity {
-  run: WebhookRun;
-  baseUrl: string;
-  workflowId: string;
-  workflowName: string | undefined;
-  nodeName: string;
-  mode: WebhookKind;
-  callId: string;
-  events: CallEvents;
-  /** A resumed run keeps its address. */
-  resume: RunResume | undefined;
-}
-
 function duration(name: string, value: unknown, fallback: number, most: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > most) {
@@ -56,7 +42,8 @@ function storedWait(options: WaitOptions & { timeoutMs?: unknown; expiresInMs?: 
   return JSON.parse(JSON.stringify(wait)) as WaitOptions;
 }
 
-export class RunWaits {
+/** The waiting side of a run (core/waits.ts's RunWaitsSide), made by the hook the middleware hands the run stage. */
+export class RunWaits implements RunWaitsSide {
   readonly #settings: WaitingSettings | undefined;
   readonly #identity: RunIdentity;
   #waitId: string | undefined;
@@ -230,6 +217,10 @@ export class RunWaits {
     const { events, workflowId, mode } = this.#identity;
     if (events.active) events.emit({ ...event, workflowId, mode });
   }
+}
+/** The hook the middleware hands the run stage: each run's waiting side, made on its first use. */
+export function runWaitsOpener(settings: WaitingSettings): OpenRunWaits {
+  return (identity) => new RunWaits(settings, identity);
 }
 
 function timedOut(timeoutMs: number): WebhookError {

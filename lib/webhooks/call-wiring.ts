@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { WebhookError } from './errors.js';
+import { WebhookError } from '../core/errors.js';
 import type { ResolvedOptions } from './options.js';
-import type { WebhookExecutor } from './types.js';
+import type { WebhookExecutor } from '../core/types.js';
 import type { RegisteredWebhook, WebhookRegistry } from './registry/contract.js';
 import { InProcessReplayMemory, type ReplayMemory } from './registry/message-ids.js';
 import { isHandOff } from './run/hand-off.js';

@@ -1,14 +1,14 @@
 /**
  * The middleware only wires the stages of the request path, each in its own folder:
- * request (target, limits, match) → guards → payload → run (dispatch, execute) → response.
+ * request (target, limits, match) → guards → payload (reading through body/ and uploads/) → run (dispatch, execute)
+ * → response; and composes the addresses it serves: production and test, and the waiting ones of ../waiting/.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toWebhookError } from './errors.js';
-import { callEvents, EventHub, type CallEvents } from './events.js';
-import { errorFields } from './logger.js';
+import { toWebhookError } from '../core/errors.js';
+import { callEvents, EventHub, type CallEvents, type WebhookEventListener } from '../core/events.js';
+import { errorFields } from '../core/logger.js';
 import { resolveOptions, type ResolvedOptions, type WebhookMiddlewareOptions } from './options.js';
-import type { WebhookExecutor, WebhookMiddleware, WebhookMiddlewareSettings, WebhookShutdownResult } from './types.js';
-import type { WebhookEventListener } from './events.js';
+import type { WebhookExecutor, WebhookMiddleware, WebhookMiddlewareSettings, WebhookShutdownResult } from '../core/types.js';
 import type { WebhookRegistry } from './registry/contract.js';
 import { readRequestTarget, requestMountPath, type RequestTarget } from './request/target.js';
 import { checkRequestLimits } from './request/limits.js';
@@ -24,25 +24,15 @@ import { baseUrlResolver } from './request/host.js';
 import { documentRoute } from './describe/serve.js';
 import { InFlight } from './run/in-flight.js';
 import {
-  afterRun,
-  answered,
-  cleanupOf,
-  endFiles,
-  endRun,
-  newCallState,
-  releaseFiles,
-  runTooLong,
-  signalOf,
-  stopperOf,
-  stopRun,
-  stoppedByMiddleware,
-  watchClose,
-  type CallState,
+  afterRun, answered, cleanupOf, endFiles, endRun, newCallState, releaseFiles, runTooLong, signalOf, stopperOf, stopRun,
+  stoppedByMiddleware, watchClose, type CallState,
 } from './run/call-state.js';
 import { answerFrom, startCall, type Call, type StartedCall } from './response/answer-call.js';
 import { ignoreRespond, reporter } from './run/report.js';
 import { createResponder, NO_RESPONDER } from './response/workflow-responder.js';
 import { callIdOf, matchedFields, replayMemoryOf, shuttingDown, warnOnce, workflowOf, writerOf } from './call-wiring.js';
+import type { OpenRunWaits } from '../core/wait-hook.js';
+import { runWaitsOpener } from '../waiting/run-waits.js';
 import { waitingSettings, type WaitingSettings } from '../waiting/settings.js';
 import { claimWaitCall, giveBackWait, matchWait, resumeInRun, waitingOptions, watchExpiries, type WaitMatch } from '../waiting/serve.js';
 import { sendError } from './response/error-answer.js';
@@ -106,7 +96,8 @@ export function createWebhookMiddleware(
   };
   watch();
   hub.onChange(watch);
-  const context: Context = { registry, executor, options: resolved, shared, inFlight, baseUrlOf, waiting, hub };
+  const openWaits = runWaitsOpener(waiting);
+  const context: Context = { registry, executor, options: resolved, shared, inFlight, baseUrlOf, waiting, openWaits, hub };
   const openApi = resolved.openApi && documentRoute(registry, resolved.openApi, {
     productionPrefix: resolved.productionPrefix, timeoutStatus: resolved.deadline.status, credentials: resolved.credentials,
     waitingPrefix: resolved.waiting.secret === undefined ? undefined : resolved.waiting.prefix,
@@ -162,6 +153,8 @@ interface Context {
   baseUrlOf: (req: IncomingMessage, mountPath: string) => string;
   /** Resume addresses: their secret, the registry's wait entries, this process's in-run waits. */
   waiting: WaitingSettings;
+  /** Makes a run's waiting side (the waiting addresses' own), handed to the run stage. */
+  openWaits: OpenRunWaits;
   /** Who hears the calls' events: the onEvent option and subscribers. */
   hub: EventHub;
 }
@@ -174,7 +167,7 @@ function serveCall(req: IncomingMessage, res: ServerResponse, next: (err?: unkno
   watchClose(res, state);
   const wiring: Wiring = {
     registry: context.registry, executor: context.executor, options, shared: context.shared, inFlight: context.inFlight,
-    baseUrlOf: context.baseUrlOf, waiting: context.waiting, events, state,
+    baseUrlOf: context.baseUrlOf, waiting: context.waiting, openWaits: context.openWaits, events, state,
   };
   // Once the call is answered with an error, a later one (the pipeline's own, after a stop answered it) is dropped.
   let failed = false;
@@ -261,7 +254,7 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
       jwtPayload: auth !== undefined && 'jwtPayload' in auth ? auth.jwtPayload : undefined,
       callId: state.callId,
       events,
-      waiting: wiring.waiting,
+      openWaits: wiring.openWaits,
     });
     // close() stopped the call while its body was read: it was answered 503, and no run starts after shutdown.
     if (state.stopReason !== undefined) throw state.stopReason;

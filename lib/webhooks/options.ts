@@ -2,21 +2,21 @@
  * Middleware options: validated and defaulted once, at the factory, into one frozen object. Nothing deeper reads
  * raw options or environment variables. A bad option throws a TypeError naming it.
  */
-import type { WebhookError } from './errors.js';
+import type { WebhookError } from '../core/errors.js';
 import type { DeadlineSettings } from './run/deadline.js';
-import type { CallTelemetry, WebhookEventListener } from './events.js';
+import type { CallTelemetry, WebhookEventListener } from '../core/events.js';
 import type { CredentialResolver } from './guards/authenticate.js';
-import type { PayloadLimits } from './payload/limits.js';
-import type { MinBodyRate } from './payload/request-watch.js';
-import { resolveLimits, resolveUploads, type WebhookLimitsOptions, type WebhookUploadsOptions } from './option-limits.js';
+import type { PayloadLimits } from './body/limits.js';
+import type { MinBodyRate } from './body/request-watch.js';
+import { resolveLimits, resolveUploads, type WebhookLimitsOptions, type WebhookUploadsOptions } from '../core/option-limits.js';
 import type { RequestLimits } from './request/limits.js';
-import type { WebhookKind } from './types.js';
-import { safeLogger, STDERR_LOGGER, type WebhookLogger } from './logger.js';
+import type { WebhookKind } from '../core/types.js';
+import { safeLogger, STDERR_LOGGER, type WebhookLogger } from '../core/logger.js';
 import { OPEN_HEADER_POLICY, type HeaderPolicy } from './response/finalize.js';
 import { isHeaderName } from './registry/node-options.js';
-import { allowedHosts, fail, group, prefix, publicUrl, resolveTelemetry } from './option-checks.js';
+import { allowedHosts, fail, group, prefix, publicUrl, resolveTelemetry } from '../core/option-checks.js';
 
-export type { WebhookLimitsOptions, WebhookUploadsOptions } from './option-limits.js';
+export type { WebhookLimitsOptions, WebhookUploadsOptions } from '../core/option-limits.js';
 import type { WorkflowFailureContext } from './run/report.js';
 import { resolveWaitingOptions, type ResolvedWaitingOptions, type WaitingMiddlewareOptions } from '../waiting/settings.js';
 import { resolveOpenApiRoute, type OpenApiRouteOptions, type ResolvedOpenApiRoute } from './describe/settings.js';

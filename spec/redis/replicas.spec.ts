@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { createClient, createCluster, createSentinel } from 'redis';
 import { RedisWebhookRegistry } from 'workflow-webhooks/redis';
-import type { WaitEntry } from '../../lib/waiting/types.js';
+import type { WaitEntry } from '../../lib/core/waits.js';
 import { RedisReplicaPair } from '../support/redis-replica.js';
 import { RedisClusterGroup, RedisSentinelGroup } from '../support/redis-topologies.js';
 import { REDIS } from '../support/redis-server.js';

@@ -3,8 +3,8 @@
  * a failure adds its code, and its last event (`responded`) closes it and appends it to the call log. Calls under
  * way are bounded, so a host whose calls never end cannot grow this map without limit.
  */
-import type { WebhookEvent } from '../../webhooks/events.js';
-import type { WebhookMiddlewareSettings } from '../../webhooks/types.js';
+import type { WebhookEvent } from '../../core/events.js';
+import type { WebhookMiddlewareSettings } from '../../core/types.js';
 import type { CallRecord } from '../protocol.js';
 
 const MAX_UNDER_WAY = 10_000;

@@ -6,7 +6,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { redactSecrets, type CallSecrets } from '../../webhooks/guards/secrets.js';
-import type { Item } from '../../webhooks/types.js';
+import type { Item } from '../../core/types.js';
 
 export interface CapturedFile {
   data: Buffer;

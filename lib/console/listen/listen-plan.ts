@@ -7,11 +7,11 @@
  * for the whole run (responseMode lastNode), whose slow test runs the page warns about.
  */
 import { credentialOf } from '../../webhooks/describe/security.js';
-import { WebhookError } from '../../webhooks/errors.js';
+import { WebhookError } from '../../core/errors.js';
 import { checkedHeaderOf } from '../../webhooks/guards/secrets.js';
 import type { RegisteredWebhook } from '../../webhooks/registry/contract.js';
 import { resolveWorkflowWebhooks } from '../../webhooks/registry/resolve-workflow.js';
-import type { WebhookMiddlewareSettings, WorkflowWebhooks } from '../../webhooks/types.js';
+import type { WebhookMiddlewareSettings, WorkflowWebhooks } from '../../core/types.js';
 
 export interface ListenPlan {
   /** Where the test addresses are: `<where the middleware is>/<test prefix>`. */

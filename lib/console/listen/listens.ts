@@ -5,10 +5,10 @@
  * events) adds its resume address. The files of the captured call are kept for download until the next listen.
  * The call's secrets are found when it arrives, and every snapshot of it is shown redacted.
  */
-import type { WebhookEvent } from '../../webhooks/events.js';
+import type { WebhookEvent } from '../../core/events.js';
 import { callSecrets } from '../../webhooks/guards/secrets.js';
 import type { CapturedRun, TestListenEvent, TestListenHandle, WebhookRegistry } from '../../webhooks/registry/contract.js';
-import type { ExecutionResult, WebhookMiddlewareSettings, WebhookRun, WorkflowWebhooks } from '../../webhooks/types.js';
+import type { ExecutionResult, WebhookMiddlewareSettings, WebhookRun, WorkflowWebhooks } from '../../core/types.js';
 import type { ConsoleEvent, ListenSnapshot, ListenState, WaitDto } from '../protocol.js';
 import { captureFiles, type CapturedFile, type CapturedFiles } from './captured-files.js';
 import { planListen, type ListenPlan } from './listen-plan.js';

@@ -7,7 +7,7 @@
  */
 import { redactSecrets, type CallSecrets } from '../../webhooks/guards/secrets.js';
 import type { CapturedRun } from '../../webhooks/registry/contract.js';
-import type { BinaryData, ExecutionResult, Item } from '../../webhooks/types.js';
+import type { BinaryData, ExecutionResult, Item } from '../../core/types.js';
 import type { BinaryDto, ItemDto, RunDto } from '../protocol.js';
 import type { CapturedFiles } from './captured-files.js';
 import { curlOf } from './curl.js';

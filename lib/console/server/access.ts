@@ -8,7 +8,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TLSSocket } from 'node:tls';
 import { parseCookie, stringifySetCookie } from 'cookie';
-import { WebhookError } from '../../webhooks/errors.js';
+import { WebhookError } from '../../core/errors.js';
 import type { ResolvedConsoleOptions } from '../options.js';
 
 const COOKIE = 'wwc_csrf';

@@ -4,8 +4,8 @@
  * internal failure, reported to the logger with its cause and answered 500 without its details.
  */
 import type { ServerResponse } from 'node:http';
-import { WebhookError } from '../../webhooks/errors.js';
-import { errorFields, type WebhookLogger } from '../../webhooks/logger.js';
+import { WebhookError } from '../../core/errors.js';
+import { errorFields, type WebhookLogger } from '../../core/logger.js';
 import { addHeader } from '../../webhooks/response/host-headers.js';
 
 /** Headers every answer of the console carries, beside the host's. */

@@ -5,9 +5,9 @@
 import type { IncomingMessage } from 'node:http';
 import { TLSSocket } from 'node:tls';
 import { create as createDisposition } from 'content-disposition';
-import { WebhookError } from '../../webhooks/errors.js';
+import { WebhookError } from '../../core/errors.js';
 import { resolveWorkflowWebhooks } from '../../webhooks/registry/resolve-workflow.js';
-import type { WorkflowWebhooks } from '../../webhooks/types.js';
+import type { WorkflowWebhooks } from '../../core/types.js';
 import type { ConsoleListens } from '../listen/listens.js';
 import type { ResolvedConsoleOptions } from '../options.js';
 import type { CallListing, ConsoleOverview, WorkflowDto, WorkflowListing } from '../protocol.js';

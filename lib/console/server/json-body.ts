@@ -3,7 +3,7 @@
  * `express.json()`) has read the stream already: its `req.body` is taken as it is.
  */
 import type { IncomingMessage } from 'node:http';
-import { parseContentType } from '../../webhooks/payload/content-type.js';
+import { parseContentType } from '../../webhooks/body/content-type.js';
 import { badRequest } from './answer.js';
 
 function readAll(req: IncomingMessage, limit: number): Promise<Buffer> {

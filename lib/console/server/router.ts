@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { match, type MatchFunction } from 'path-to-regexp';
-import { WebhookError } from '../../webhooks/errors.js';
+import { WebhookError } from '../../core/errors.js';
 import { requestMountPath } from '../../webhooks/request/target.js';
 import type { ResolvedConsoleOptions } from '../options.js';
 import { authorizeRequest, checkCsrf } from './access.js';

@@ -5,8 +5,8 @@
  */
 import { credentialOf } from '../../webhooks/describe/security.js';
 import type { ListedTestWebhook, RegisteredWebhook, WebhookRegistry } from '../../webhooks/registry/contract.js';
-import { SIGNATURE_SCHEMES, type WebhookMiddlewareSettings } from '../../webhooks/types.js';
-import type { WaitEntry } from '../../waiting/types.js';
+import { SIGNATURE_SCHEMES, type WebhookMiddlewareSettings } from '../../core/types.js';
+import type { WaitEntry } from '../../core/waits.js';
 import type { GuardsDto, WebhookKindDto, WebhookListing, WebhookRow } from '../protocol.js';
 
 /**

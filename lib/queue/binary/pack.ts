@@ -4,8 +4,8 @@
  * refusal never leaves half a payload behind.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { WebhookError } from '../../webhooks/errors.js';
-import type { BinaryData, Item } from '../../webhooks/types.js';
+import { WebhookError } from '../../core/errors.js';
+import type { BinaryData, Item } from '../../core/types.js';
 import type { BinaryStore } from './store.js';
 
 /** A binary entry in job data: its metadata, and its bytes inline (`base64`) or a store reference (`stored`). */

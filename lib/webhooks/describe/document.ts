@@ -5,7 +5,7 @@
  */
 import type { RegisteredWebhook } from '../registry/contract.js';
 import { pathShape } from '../registry/paths.js';
-import { HTTP_METHODS } from '../types.js';
+import { HTTP_METHODS } from '../../core/types.js';
 import { operationIdOf, operationOf, workflowLabel } from './operation.js';
 import { errorComponents, errorSchema } from './responses.js';
 import { credentialOf, SecuritySchemes, type CredentialLookup } from './security.js';

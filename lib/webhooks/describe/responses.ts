@@ -4,7 +4,7 @@
  * from the error catalogue when the document is built.
  */
 import { STATUS_CODES } from 'node:http';
-import { ERROR_CODES, type WebhookErrorCode } from '../errors.js';
+import { ERROR_CODES, type WebhookErrorCode } from '../../core/errors.js';
 import type { RegisteredWebhook } from '../registry/contract.js';
 import type { NodeSecurity } from './security.js';
 

@@ -5,7 +5,7 @@
  * scheme are read from what it returns, never a secret; without it a scheme says that its header name stands in.
  */
 import type { RegisteredWebhook } from '../registry/contract.js';
-import { SIGNATURE_HEADERS, type Authentication, type SignatureHeaders, type SignatureScheme } from '../types.js';
+import { SIGNATURE_HEADERS, type Authentication, type SignatureHeaders, type SignatureScheme } from '../../core/types.js';
 import { isHeaderName } from '../registry/node-options.js';
 
 /** The host's credentials resolver, as the middleware takes it; describing calls it once per node. */

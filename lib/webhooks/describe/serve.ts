@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import vary from 'vary';
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 import type { RegisteredWebhook, WebhookRegistry } from '../registry/contract.js';
 import { buildDocument, type DocumentSettings } from './document.js';
 import type { ResolvedOpenApiRoute } from './settings.js';

@@ -9,8 +9,8 @@
 import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { JWTPayload } from 'jose';
-import { WebhookError } from '../errors.js';
-import type { Authentication } from '../types.js';
+import { WebhookError } from '../../core/errors.js';
+import type { Authentication } from '../../core/types.js';
 import type { RegisteredWebhook } from '../registry/contract.js';
 import type { ReplayMemory } from '../registry/message-ids.js';
 import { checkedHeaderOf } from './secrets.js';

@@ -4,7 +4,7 @@
  * the workflow runs, since a browser would hide the answer but the workflow would still run. Every answer of a node
  * with the option carries `Vary: Origin`, refusals and calls without an Origin included, as the answer depends on it.
  */
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 import type { AllowedOrigins } from '../registry/contract.js';
 
 const NONE: Readonly<Record<string, string>> = Object.freeze({});

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { isbot } from 'isbot';
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 import type { RegisteredWebhook } from '../registry/contract.js';
 import { authenticate, type AuthOutcome, type CredentialResolver } from './authenticate.js';
 import { clientAddress } from './client-address.js';

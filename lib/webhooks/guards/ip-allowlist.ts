@@ -2,7 +2,7 @@
  * The request-time half of the node option `ipWhitelist`: the caller's address against the allowlist compiled at
  * activation (registry/node-options.ts).
  */
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 import type { IpAllowlist } from '../registry/contract.js';
 
 export function checkAllowlist(allowlist: IpAllowlist | undefined, address: string): void {

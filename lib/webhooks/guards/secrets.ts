@@ -14,7 +14,7 @@
  *
  * Only names are read from a credential (`checkedHeaderOf`): its secret is never needed to hide it.
  */
-import { SIGNATURE_HEADERS, type Authentication, type Item } from '../types.js';
+import { SIGNATURE_HEADERS, type Authentication, type Item } from '../../core/types.js';
 
 /** What stands where a secret was. */
 export const REDACTED = '[redacted]';

@@ -4,8 +4,8 @@
  * a call's headers into what `signature.ts` checks, and never decides whether the call passes.
  */
 import type { IncomingMessage } from 'node:http';
-import { WebhookError } from '../errors.js';
-import { SIGNATURE_HEADERS as SENT, type SignatureScheme } from '../types.js';
+import { WebhookError } from '../../core/errors.js';
+import { SIGNATURE_HEADERS as SENT, type SignatureScheme } from '../../core/types.js';
 
 /** The credential of a node with `authentication: 'signatureAuth'`, returned by the host's `credentials` resolver. */
 export interface SignatureAuthCredential {

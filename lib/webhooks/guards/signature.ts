@@ -6,10 +6,10 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 import type { ReplayMemory } from '../registry/message-ids.js';
 import { isHeaderName } from '../registry/node-options.js';
-import { SIGNATURE_SCHEMES, type VerifiedSignature } from '../types.js';
+import { SIGNATURE_SCHEMES, type VerifiedSignature } from '../../core/types.js';
 import { MissingSignature, readSignatureClaim, type SignatureAuthCredential, type SignatureClaim } from './signature-schemes.js';
 
 /** A call whose headers passed: its body is checked next, before anything parses it. */

@@ -3,7 +3,7 @@
  * (V8's JSON.parse does not recurse), but then overflows the stack of whatever walks it recursively afterwards
  * (JSON.stringify of the answer, a queued job, the workflow's own code), so it is refused here, as a 400.
  */
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 
 export function tooDeep(limit: number): WebhookError {
   return new WebhookError('BODY_TOO_DEEP', `The request body nests deeper than the limit of ${limit} levels (JSON arrays and objects, XML elements).`, {

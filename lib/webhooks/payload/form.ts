@@ -2,8 +2,8 @@
  * `application/x-www-form-urlencoded` bodies, flat as the known platform parses them: `a[b]=1` stays the key
  * `a[b]`, repeated keys become arrays. Invalid percent-encoding is kept as written rather than refused.
  */
-import type { WebhookError } from '../errors.js';
-import { addField, type Fields } from './fields.js';
+import type { WebhookError } from '../../core/errors.js';
+import { addField, type Fields } from '../body/fields.js';
 import { decodeText } from './text.js';
 
 function decodeComponent(text: string): string {

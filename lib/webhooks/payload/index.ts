@@ -1,66 +1,36 @@
 /**
- * Payload: turn the request body into the trigger item's `body` and `binary`. This file only chooses the
- * parser by media type (or takes the body a host parser already read); each parser lives in its own file. Whatever
- * fails, the call's temp files are removed before the error leaves this stage.
+ * Payload: turn the request body into the trigger item's `body` and `binary`. This file only chooses the parser by
+ * media type (or takes the body a host parser already read) and is the one way into the stage: the whole-body parsers
+ * (JSON, form, text, XML) are beside it, the streamed ones (multipart uploads, binary bodies, their files) in
+ * ../uploads/, and reading the bytes off the request (pace, inflating, limits) in ../body/; none of them comes back
+ * here. Whatever fails, the call's temp files are removed before the error leaves this stage.
  */
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
+import type { BinaryData } from '../../core/types.js';
 import type { PendingSignature } from '../guards/signature.js';
-import type { BinaryData, VerifiedSignature } from '../types.js';
-import type { WebhookLogger } from '../logger.js';
-import { describeBinary } from './binary-meta.js';
-import { contentEncoding, openBodyStream } from './body-stream.js';
+import { contentEncoding, openBodyStream } from '../body/body-stream.js';
+import type { BodyType, Kind, NodePayloadOptions, Parsed, Payload, PayloadSettings } from '../body/body-types.js';
+import { isJsonType, parseContentType, type ContentType } from '../body/content-type.js';
+import { limitError, type PayloadLimits } from '../body/limits.js';
+import { readBody } from '../body/read-body.js';
+import { readRequestBytes } from '../body/request-bytes.js';
+import { aborted, callerGone } from '../body/request-watch.js';
+import { describeBinary } from '../uploads/binary-meta.js';
+import { parseStream, parseUploadFromRequest } from '../uploads/streamed.js';
+import { TempFiles } from '../uploads/temp-files.js';
 import { nestsDeeper, tooDeep } from './depth.js';
-import { isJsonType, parseContentType, type ContentType } from './content-type.js';
 import { parseFormBody } from './form.js';
 import { parseJsonBody } from './json.js';
-import { limitError, type PayloadLimits } from './limits.js';
-import { readBody } from './read-body.js';
-import { readRequestBytes } from './request-bytes.js';
-import { aborted, callerGone, type BodyPace } from './request-watch.js';
-import { parseStream, parseUploadFromRequest } from './streamed.js';
-import { TempFiles } from './temp-files.js';
 import { decodeText } from './text.js';
 import { isXmlType, parseXmlBody } from './xml.js';
 
-export type { PayloadLimits } from './limits.js';
-export { bodyPace } from './request-watch.js';
-
-export interface Payload {
-  body: unknown;
-  binary?: Record<string, BinaryData>;
-  /** What was verified of a signed call (signatureAuth). */
-  signature?: VerifiedSignature;
-  /** Removes the call's temp files; safe to call more than once. */
-  cleanup(): Promise<void>;
-}
-
-/** The middleware's settings, the same for every call (built once, at the factory). */
-export interface PayloadSettings {
-  limits: PayloadLimits;
-  tempDir: string;
-  /** Bytes of a call's files that may stay in memory before they go to disk. */
-  memoryThreshold: number;
-  /** How a body must keep coming: a stall is 408 BODY_TIMEOUT, a trickle below the minimum rate 408 BODY_TOO_SLOW. */
-  pace: BodyPace;
-  /** Where the payload stage reports what the caller cannot be told (e.g. a raw body a host parser consumed). */
-  logger: WebhookLogger;
-}
-
-/** What the matched node says about its payload. */
-export interface NodePayloadOptions {
-  /** Keep the untouched bytes as binary `data` next to the parsed body. */
-  rawBody: boolean;
-  /** The whole body, of any type, becomes one binary entry and `body` stays `{}` (option of node version 1). */
-  binaryData: boolean;
-  binaryPropertyName: string | undefined;
-}
+export type { BodyType, Kind, NodePayloadOptions, Parsed, Payload, PayloadSettings } from '../body/body-types.js';
+export type { PayloadLimits } from '../body/limits.js';
+export { bodyPace } from '../body/request-watch.js';
 
 type Settings = PayloadSettings & NodePayloadOptions;
-
-export type Parsed = Omit<Payload, 'cleanup'>;
-export type Kind = 'json' | 'form' | 'text' | 'xml' | 'multipart' | 'binary';
 
 /** The cleanup of a call without temp files (compared by identity: nothing to wait for). */
 export const noCleanup = (): Promise<void> => Promise.resolve();
@@ -282,12 +252,6 @@ async function parseBodyStream(req: IncomingMessage, shared: PayloadSettings, no
   } finally {
     source.close(failed);
   }
-}
-
-export interface BodyType {
-  kind: Kind;
-  contentType: ContentType;
-  mimeType: string;
 }
 
 /** A buffered kind (JSON, form, text, XML) from its bytes, with the raw bytes beside it for a rawBody node. */

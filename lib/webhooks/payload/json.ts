@@ -2,7 +2,7 @@
  * JSON bodies: decoded by charset, BOM stripped, parse failures turned into a 400 that says what was wrong, and a
  * body nested deeper than `maxDepth` refused (BODY_TOO_DEEP) before anything walks it.
  */
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 import { nestsDeeper, tooDeep } from './depth.js';
 import { decodeText } from './text.js';
 

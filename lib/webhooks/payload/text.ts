@@ -1,5 +1,5 @@
 /** Text decoding shared by the buffered parsers: UTF-8 by default, the charsets TextDecoder knows, BOM stripped. */
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 import { TextDecoder } from 'node:util';
 
 const decoders = new Map<string, TextDecoder>();

@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import type { XMLParser } from 'fast-xml-parser';
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 import { tooDeep } from './depth.js';
 import { decodeText } from './text.js';
 

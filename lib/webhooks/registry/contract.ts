@@ -14,10 +14,10 @@ import type {
   WebhookRun,
   WorkflowSettings,
   WorkflowWebhooks,
-} from '../types.js';
+} from '../../core/types.js';
 
 import type { ResponseHeaders } from './node-options.js';
-import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../../waiting/types.js';
+import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../../core/waits.js';
 
 /** A compiled `options.ipWhitelist`: true when the address may call. */
 export type IpAllowlist = (address: string) => boolean;

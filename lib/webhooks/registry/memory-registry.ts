@@ -3,14 +3,14 @@
  * (`test-listens.ts` beside this file). Everything happens synchronously inside, so activation is atomic; the async interface is
  * what a remote store (Redis) implements too.
  */
-import { WebhookConflictError } from '../errors.js';
+import { WebhookConflictError } from '../../core/errors.js';
 import { RouteTable } from './route-table.js';
 import { TestListens } from './test-listens.js';
 import { InProcessReplayMemory } from './message-ids.js';
 import { resolveWorkflowWebhooks } from './resolve-workflow.js';
 import { checkMaxWaiting, checkWaitListLimit, MemoryWaits } from './waits.js';
-import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../../waiting/types.js';
-import type { WebhookKind, WorkflowWebhooks } from '../types.js';
+import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../../core/waits.js';
+import type { WebhookKind, WorkflowWebhooks } from '../../core/types.js';
 import type {
   ListedTestWebhook,
   RegisteredWebhook,

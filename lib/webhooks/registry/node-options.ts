@@ -4,7 +4,7 @@
  * it, instead of being skipped silently at request time; what is only out of place is left out and reported.
  */
 import proxyaddr from 'proxy-addr';
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 import type { AllowedOrigins, IpAllowlist } from './contract.js';
 
 /**

@@ -3,7 +3,7 @@
  * `:param` templates once with path-to-regexp.
  */
 import { match, type MatchFunction } from 'path-to-regexp';
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 
 /** A path-to-regexp parameter name; anything else after `:` is refused at activation, not at request time. */
 const PARAM_NAME = /^[A-Za-z_$][\w$]*$/;

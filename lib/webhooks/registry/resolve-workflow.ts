@@ -11,7 +11,7 @@ import {
   webhookOptionDefault,
   webhookParameterDefault,
 } from '../../definitions/webhook-node-description.js';
-import { WebhookConflictError, WebhookError } from '../errors.js';
+import { WebhookConflictError, WebhookError } from '../../core/errors.js';
 import { isDynamicPath, normalizeWebhookPath } from './paths.js';
 import { compileAllowlist, parseAllowedOrigins, resolveResponseHeaders } from './node-options.js';
 import { routeKey } from './route-table.js';
@@ -28,7 +28,7 @@ import {
   type WebhookKind,
   type WebhookNodeParameters,
   type WorkflowWebhooks,
-} from '../types.js';
+} from '../../core/types.js';
 import type { RegisteredWebhook, ResolvedWebhookParameters, WebhookWarning } from './contract.js';
 
 /** Defaults come from the node's own description, so the editor and the middleware cannot disagree. */

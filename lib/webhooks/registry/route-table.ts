@@ -5,7 +5,7 @@
  * address is the registry's business.
  */
 import { canonicalPath, compileDynamicPath, decodeRequestPath, pathShape, segmentsOf, type CompiledPath } from './paths.js';
-import type { HttpMethod } from '../types.js';
+import type { HttpMethod } from '../../core/types.js';
 import type { RegisteredWebhook, WebhookLookup } from './contract.js';
 
 interface DynamicRoute {

@@ -5,10 +5,10 @@
  * so a late call can be told *why* nothing listens.
  */
 import { randomUUID } from 'node:crypto';
-import { WebhookConflictError } from '../errors.js';
+import { WebhookConflictError } from '../../core/errors.js';
 import { TestAddresses } from './test-addresses.js';
 import { resolveWorkflowWebhooks } from './resolve-workflow.js';
-import type { WorkflowWebhooks } from '../types.js';
+import type { WorkflowWebhooks } from '../../core/types.js';
 import type {
   ListedTestWebhook,
   NotListeningReason,

@@ -3,8 +3,8 @@
  * options of `run.waitForCall()` and `run.suspend()`: the Webhook node's parameters they share, the authentication
  * the Wait node keeps as `incomingAuthentication`, its `webhookSuffix`, and its time limit as `expiresInMs`.
  */
-import { WebhookError } from '../errors.js';
-import type { SuspendOptions } from '../../waiting/types.js';
+import { WebhookError } from '../../core/errors.js';
+import type { SuspendOptions } from '../../core/waits.js';
 
 /** The known platform's Wait node type. */
 export const WAIT_NODE_TYPE = 'n8n-nodes-base.wait';

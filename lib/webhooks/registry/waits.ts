@@ -2,8 +2,8 @@
  * The memory registry's wait entries (waiting webhooks): one Map, bounded by `maxWaiting`, swept once a second while
  * it holds anything, so expired entries leave memory without a call having to find them.
  */
-import { WebhookError } from '../errors.js';
-import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../../waiting/types.js';
+import { WebhookError } from '../../core/errors.js';
+import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../../core/waits.js';
 
 /** How often expired entries are removed. */
 const SWEEP_MS = 1000;

@@ -4,8 +4,8 @@
  * version stores them; and its Wait nodes that resume on a webhook call, as wait options (`waits`). Expressions cannot run here: a fixed one (`=orders`) is read as its text, and one that
  * computes (`={{ … }}`) refuses the import, naming the parameter.
  */
-import { WebhookError } from '../errors.js';
-import type { WebhookNode, WebhookNodeParameters, WorkflowWebhooks } from '../types.js';
+import { WebhookError } from '../../core/errors.js';
+import type { WebhookNode, WebhookNodeParameters, WorkflowWebhooks } from '../../core/types.js';
 import { WEBHOOK_NODE_TYPES } from './resolve-workflow.js';
 import { WAIT_NODE_TYPE, waitOptionsOf } from './wait-export.js';
 

@@ -2,8 +2,8 @@
  * A workflow's run settings (queue mode), checked once at activation: a mistake is refused with the workflow, never
  * found by the first call. Only the settings given are kept, so a workflow without them looks as it always did.
  */
-import { WebhookError } from '../errors.js';
-import type { WorkflowSettings, WorkflowWebhooks } from '../types.js';
+import { WebhookError } from '../../core/errors.js';
+import type { WorkflowSettings, WorkflowWebhooks } from '../../core/types.js';
 
 const COUNTS = ['concurrency', 'maxQueued', 'attempts'] as const;
 const LEAST: Record<(typeof COUNTS)[number], number> = { concurrency: 1, maxQueued: 0, attempts: 1 };

@@ -4,7 +4,7 @@
  * JSON error shape as everything else, instead of a bare status line.
  */
 import type { Duplex } from 'node:stream';
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 

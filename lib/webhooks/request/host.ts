@@ -6,8 +6,8 @@
  * name other than this machine's own.
  */
 import type { IncomingMessage } from 'node:http';
-import { WebhookError } from '../errors.js';
-import type { WebhookLogger } from '../logger.js';
+import { WebhookError } from '../../core/errors.js';
+import type { WebhookLogger } from '../../core/logger.js';
 
 /** How the middleware learns the address callers use; resolved once, at the factory. */
 export interface HostPolicy {

@@ -4,13 +4,10 @@
  * refuses headers past its --max-http-header-size (16 KiB) before any middleware runs (see handleClientError).
  */
 import type { IncomingMessage } from 'node:http';
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
+import type { RequestLimits } from '../../core/option-limits.js';
 
-export interface RequestLimits {
-  urlLength: number;
-  headerCount: number;
-  headerSize: number;
-}
+export type { RequestLimits } from '../../core/option-limits.js';
 
 export function checkRequestLimits(req: IncomingMessage, limits: RequestLimits): void {
   const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '';

@@ -2,9 +2,9 @@
  * Match: find the registered webhook for the call, or fail with the known platform's 404 text, or a 405
  * with `Allow` where the path exists for other methods (HTTP says 405; the known platform says 404).
  */
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 import type { RequestTarget } from './target.js';
-import type { HttpMethod } from '../types.js';
+import type { HttpMethod } from '../../core/types.js';
 import type { NotListeningReason, RegisteredWebhook, WebhookLookup, WebhookRegistry } from '../registry/contract.js';
 
 export interface WebhookMatch {

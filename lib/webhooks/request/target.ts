@@ -3,7 +3,7 @@
  * Requests outside the prefixes are none of our business and fall through to the host's next handler.
  */
 import type { IncomingMessage } from 'node:http';
-import type { WebhookKind } from '../types.js';
+import type { WebhookKind } from '../../core/types.js';
 
 export interface RequestTarget {
   /** Production, test, or a run's resume address (waiting). */

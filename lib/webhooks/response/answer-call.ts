@@ -5,13 +5,13 @@
  */
 import type { ServerResponse } from 'node:http';
 import { withDeadline, type DeadlineSettings, type StopSlot } from '../run/deadline.js';
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 import { reportedExecution, type ExecutionReporting } from '../run/execute.js';
 import { buildReceivedResponse, buildResultResponse, type ResponsePlan } from './build-plan.js';
 import { finalizeResponse, type HeaderPolicy } from './finalize.js';
 import type { Responder } from './workflow-responder.js';
 import { prepareShared, writeResponse } from './write-plan.js';
-import type { ExecutionResult, WorkflowSettings } from '../types.js';
+import type { ExecutionResult, WorkflowSettings } from '../../core/types.js';
 import type { ResolvedWebhookParameters } from '../registry/contract.js';
 import { isHandOff, type HandOffExecutor } from '../run/hand-off.js';
 

@@ -3,8 +3,8 @@
  * Pure functions returning a plan; `write-plan.ts` writes them to the socket.
  */
 import { create as createDisposition } from 'content-disposition';
-import { WebhookError } from '../errors.js';
-import type { ExecutionResult } from '../types.js';
+import { WebhookError } from '../../core/errors.js';
+import type { ExecutionResult } from '../../core/types.js';
 import type { ResolvedWebhookParameters } from '../registry/contract.js';
 
 export interface ResponsePlan {

@@ -3,7 +3,7 @@
  * with option errorHandling 'next', the host's own error handler.
  */
 import type { ServerResponse } from 'node:http';
-import type { WebhookError } from '../errors.js';
+import type { WebhookError } from '../../core/errors.js';
 import { jsonResponse, type ResponsePlan } from './build-plan.js';
 import { writeResponse } from './write-plan.js';
 

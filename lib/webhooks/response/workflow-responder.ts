@@ -2,10 +2,10 @@
  * responseMode `responseNode`: the workflow answers the call itself through `run.respond()`, like a
  * "Respond to Webhook" node. The first response wins; a later one is ignored and reported, never sent.
  */
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 import { isHeaderName, isHeaderValue } from '../registry/node-options.js';
 import { jsonResponse, type ResponsePlan } from './build-plan.js';
-import type { WorkflowResponse } from '../types.js';
+import type { WorkflowResponse } from '../../core/types.js';
 
 
 function invalid(message: string, cause?: WebhookError): WebhookError {

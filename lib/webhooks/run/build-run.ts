@@ -6,11 +6,10 @@ import type { IncomingMessage } from 'node:http';
 import type { WebhookMatch } from '../request/match.js';
 import type { Payload } from '../payload/index.js';
 import type { RequestTarget } from '../request/target.js';
-import type { CallEvents } from '../events.js';
-import type { Item, TriggerItem, TriggerJson, WebhookRun, WorkflowResponse } from '../types.js';
-import { RunWaits } from '../../waiting/run-waits.js';
-import type { WaitingSettings } from '../../waiting/settings.js';
-import type { RunResume, SuspendedWait, SuspendOptions, WaitForCallOptions } from '../../waiting/types.js';
+import type { CallEvents } from '../../core/events.js';
+import type { Item, TriggerItem, TriggerJson, WebhookRun, WorkflowResponse } from '../../core/types.js';
+import type { RunResume, SuspendedWait, SuspendOptions, WaitForCallOptions } from '../../core/waits.js';
+import type { OpenRunWaits, RunWaitsSide } from '../../core/wait-hook.js';
 
 export interface RunParts {
   req: IncomingMessage;
@@ -27,8 +26,11 @@ export interface RunParts {
   jwtPayload?: Record<string, unknown> | undefined;
   callId: string;
   events: CallEvents;
-  /** The middleware's waiting settings (undefined: a run that asks to wait is told what is missing). */
-  waiting: WaitingSettings | undefined;
+  /**
+   * Makes the run's waiting side on first use: the waiting addresses' own, passed in by the middleware, so this
+   * stage never imports them. A middleware without waitingSecret passes it too: the run is told what is missing.
+   */
+  openWaits: OpenRunWaits;
   /** A run resumed from `suspend()`. */
   resume?: RunResume | undefined;
 }
@@ -66,8 +68,8 @@ class Run implements WebhookRun {
   readonly #signal: () => AbortSignal;
   readonly #baseUrl: string;
   readonly #events: CallEvents;
-  readonly #waiting: WaitingSettings | undefined;
-  #waits: RunWaits | undefined;
+  readonly #openWaits: OpenRunWaits;
+  #waits: RunWaitsSide | undefined;
   #ended: Promise<unknown> | undefined;
 
   constructor(parts: RunParts) {
@@ -84,7 +86,7 @@ class Run implements WebhookRun {
     this.#signal = parts.signal;
     this.#baseUrl = parts.baseUrl;
     this.#events = parts.events;
-    this.#waiting = parts.waiting;
+    this.#openWaits = parts.openWaits;
     if (parts.resume !== undefined) this.resume = parts.resume;
   }
 
@@ -121,14 +123,14 @@ class Run implements WebhookRun {
   started(ended: Promise<unknown>): void {
     this.#ended = ended;
     // A resumed run holds its address: its end must say so (finished), whether or not it waits again.
-    if (this.resume !== undefined && this.#waiting !== undefined) this.#waitsOf();
+    if (this.resume !== undefined) this.#waitsOf();
     else this.#waits?.started(ended as Promise<never>);
   }
 
   /** Made on first use: most runs never wait. */
-  #waitsOf(): RunWaits {
+  #waitsOf(): RunWaitsSide {
     if (this.#waits === undefined) {
-      this.#waits = new RunWaits(this.#waiting, {
+      this.#waits = this.#openWaits({
         run: this, baseUrl: this.#baseUrl, workflowId: this.workflowId, workflowName: this.workflowName, nodeName: this.nodeName,
         mode: this.mode, callId: this.callId, events: this.#events, resume: this.resume,
       });

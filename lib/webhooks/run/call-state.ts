@@ -5,8 +5,8 @@
  * are made here, apart from the scopes that hold `req` and `res`, so that a run that goes on keeps neither alive.
  */
 import type { ServerResponse } from 'node:http';
-import { WebhookError } from '../errors.js';
-import type { CallEvents } from '../events.js';
+import { WebhookError } from '../../core/errors.js';
+import type { CallEvents } from '../../core/events.js';
 import type { RegisteredWebhook } from '../registry/contract.js';
 import type { InFlight, TrackedCall } from './in-flight.js';
 import { noCleanup } from '../payload/index.js';

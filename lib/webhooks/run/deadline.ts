@@ -3,7 +3,7 @@
  * and the workflow's signal is aborted so the host can stop the work. The known platform's hosted offering cuts
  * calls at 100 s behind its proxy; here the middleware says so itself, with advice.
  */
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 
 export interface DeadlineSettings {
   /** 0 or Infinity: no deadline. */

@@ -3,9 +3,9 @@
  * (a throw, a rejection with anything, a malformed result) becomes one WebhookError; nothing escapes. The outcome is
  * reported as events, to the host's failure logger, and to a test listener waiting for it.
  */
-import { toWebhookError, WebhookError } from '../errors.js';
-import type { CallEvents } from '../events.js';
-import type { ExecutionHint, ExecutionResult, Item, WebhookExecutor, WebhookRun } from '../types.js';
+import { toWebhookError, WebhookError } from '../../core/errors.js';
+import type { CallEvents } from '../../core/events.js';
+import type { ExecutionHint, ExecutionResult, Item, WebhookExecutor, WebhookRun } from '../../core/types.js';
 
 function isItem(value: unknown): value is Item {
   if (typeof value !== 'object' || value === null) return false;

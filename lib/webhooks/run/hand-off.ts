@@ -3,7 +3,7 @@
  * before it ends. Matching, guards, parsing and response plans stay the same code in both modes; what changes is when
  * an `onReceived` call is answered: in process at once, with a hand-off once `handOff()` resolves (the run is stored).
  */
-import type { ExecutionResult, ResponseMode, WebhookExecutor, WebhookRun, WorkflowSettings } from '../types.js';
+import type { ExecutionResult, ResponseMode, WebhookExecutor, WebhookRun, WorkflowSettings } from '../../core/types.js';
 
 /** What a hand-off learns about the call beyond its run. */
 export interface HandOffContext {

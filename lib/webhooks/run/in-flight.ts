@@ -5,8 +5,8 @@
  * run.signal (their waiting callers are answered 503 there), releases their temp files, and says how many ended which
  * way; the middleware answers new calls 503 once it is closing.
  */
-import { WebhookError } from '../errors.js';
-import type { WebhookShutdownResult } from '../types.js';
+import { WebhookError } from '../../core/errors.js';
+import type { WebhookShutdownResult } from '../../core/types.js';
 
 /** What the in-flight set needs to know of a call. */
 export interface TrackedCall {

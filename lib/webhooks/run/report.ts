@@ -2,11 +2,11 @@
  * Where a workflow's failure goes: the host's onWorkflowError, else the logger, saying whether the caller was told.
  * A run that only obeyed the middleware's stop (shutdown, deadline, hang-up) did not fail, and is not reported.
  */
-import { WebhookError } from '../errors.js';
-import { errorFields } from '../logger.js';
-import type { WebhookLogger } from '../logger.js';
+import { WebhookError } from '../../core/errors.js';
+import { errorFields } from '../../core/logger.js';
+import type { WebhookLogger } from '../../core/logger.js';
 import type { RegisteredWebhook } from '../registry/contract.js';
-import type { WebhookKind, WebhookRun } from '../types.js';
+import type { WebhookKind, WebhookRun } from '../../core/types.js';
 import { answered, stoppedByMiddleware, type CallState } from './call-state.js';
 
 /** Where a workflow failed, and whether its caller had been answered already (else it gets the error answer). */

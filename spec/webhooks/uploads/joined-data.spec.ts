@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { defineData } from '../../../lib/webhooks/payload/joined-data.js';
+import { defineData } from '../../../lib/webhooks/uploads/joined-data.js';
 
 describe('the data of a file held in memory', () => {
   const chunks = [Buffer.from('hello '), Buffer.from('big '), Buffer.from('world')];

@@ -1,13 +1,13 @@
 /**
- * The metadata of every binary entry the payload stage makes (uploaded files, raw bodies, `rawBody`), in the shape
- * the known platform's nodes read: `mimeType`, `fileName`, `fileExtension`, `fileType`, `bytes` and the display text
- * `fileSize`. A body without a file name gets a generated one, so every entry can be saved or attached as it is.
+ * The metadata of every binary entry the payload and uploads stages make (uploaded files, raw bodies, `rawBody`), in
+ * the shape the known platform's nodes read: `mimeType`, `fileName`, `fileExtension`, `fileType`, `bytes` and the
+ * display text `fileSize`. A body without a file name gets a generated one, so every entry can be saved or attached as it is.
  */
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { extname } from 'node:path';
 import prettyBytes from 'pretty-bytes';
-import type { BinaryData, BinaryFileType } from '../types.js';
+import type { BinaryData, BinaryFileType } from '../../core/types.js';
 import { defineData } from './joined-data.js';
 
 type MimeTypes = typeof import('mime-types');

@@ -10,8 +10,8 @@ import type {
   TriggerItem,
   WebhookKind,
   WebhookNodeOptions,
-} from '../webhooks/types.js';
-import type { WebhookLimitsOptions } from '../webhooks/options.js';
+} from './types.js';
+import type { WebhookLimitsOptions } from './option-limits.js';
 
 /**
  * How the resume address takes its call: the options of the platform's Wait node ("Resume: On Webhook Call"). Every

@@ -7,7 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable, type Duplex } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 import { aborted, callerGone, watchRequest, type BodyPace } from './request-watch.js';
 
 const INFLATERS: Record<string, () => Duplex> = {

@@ -1,7 +1,7 @@
 /**
  * The one error family of the library. Every failure a caller or a host can see carries a stable `code` from
  * {@link ERROR_CODES}, the HTTP `status` it answers with, and an optional `hint` that says what to do about it.
- * Errors are thrown where they are detected and turned into HTTP in exactly one place (`response/error-answer.ts`).
+ * Errors are thrown where they are detected and turned into HTTP in exactly one place (`webhooks/response/error-answer.ts`).
  */
 
 /** Catalogue of error codes: code → HTTP status. Codes never change meaning once published. */

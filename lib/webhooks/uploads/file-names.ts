@@ -3,9 +3,9 @@
  * `[]`; several files on one field → `field0`, `field1`, …; a nameless field → `data0`, …; with the node option
  * binaryPropertyName → `<name>0`, `<name>1`, … across all files.
  */
-import type { BinaryData } from '../types.js';
+import type { BinaryData } from '../../core/types.js';
 import { describeBinary } from './binary-meta.js';
-import { setOwn } from './fields.js';
+import { setOwn } from '../body/fields.js';
 
 export interface UploadedFile {
   field: string | undefined;

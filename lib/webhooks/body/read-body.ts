@@ -1,9 +1,9 @@
 /**
  * Reads a whole (decoded) body into memory, bounded: a body that grows past the limit is cut off at once. What is
- * left of the request after a failure is drained by the body stream's owner (payload/index.ts).
+ * left of the request after a failure is drained by the body stream's owner (../payload/index.ts).
  */
 import type { Readable } from 'node:stream';
-import type { WebhookError } from '../errors.js';
+import type { WebhookError } from '../../core/errors.js';
 import { bodyStreamError } from './body-stream.js';
 
 /** Reads `stream` (the body stream of body-stream.ts) to the end; `tooLarge` names the limit that applies. */

@@ -6,13 +6,13 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
-import { WebhookError, type WebhookErrorCode } from '../errors.js';
-import type { BinaryData } from '../types.js';
-import { addField, type Fields } from './fields.js';
+import { WebhookError, type WebhookErrorCode } from '../../core/errors.js';
+import type { BinaryData } from '../../core/types.js';
+import { addField, type Fields } from '../body/fields.js';
 import { collectFile, type MemoryBudget } from './file-sink.js';
-import { limitError, type PayloadLimits } from './limits.js';
+import { limitError, type PayloadLimits } from '../body/limits.js';
 import { nameUploadedFiles, type UploadedFile } from './file-names.js';
-import { watchRequest, type BodyPace } from './request-watch.js';
+import { watchRequest, type BodyPace } from '../body/request-watch.js';
 import type { TempFiles } from './temp-files.js';
 
 export interface MultipartSettings {

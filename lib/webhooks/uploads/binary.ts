@@ -4,7 +4,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { BinaryData } from '../types.js';
+import type { BinaryData } from '../../core/types.js';
 import { describeBinary } from './binary-meta.js';
 import { collectFile, type SinkSettings } from './file-sink.js';
 

@@ -1,23 +1,8 @@
-/** Payload limits, resolved once at the factory, and the 413 errors that name them. */
-import { WebhookError, type WebhookErrorCode } from '../errors.js';
+/** The 413 errors that name the payload limits (the limits themselves are resolved in core/option-limits.ts). */
+import { WebhookError, type WebhookErrorCode } from '../../core/errors.js';
+import type { PayloadLimits } from '../../core/option-limits.js';
 
-export interface PayloadLimits {
-  /** Buffered bodies: JSON, form, text, XML. */
-  bodySize: number;
-  /** Whole-body binary uploads (any other content type). */
-  binarySize: number;
-  /** One multipart file. */
-  fileSize: number;
-  /** All multipart files of one call. */
-  totalFileSize: number;
-  files: number;
-  fields: number;
-  parts: number;
-  fieldSize: number;
-  fieldNameSize: number;
-  /** Levels of JSON arrays and objects, or XML elements, a body may nest (BODY_TOO_DEEP, 400, past it). */
-  bodyDepth: number;
-}
+export type { PayloadLimits } from '../../core/option-limits.js';
 
 const OPTION_OF: Partial<Record<WebhookErrorCode, keyof PayloadLimits>> = {
   LIMIT_BODY_SIZE: 'bodySize',

@@ -1,15 +1,41 @@
 /**
  * The payload and upload options (`limits`, `uploads`): their types, defaults and checks, resolved once at the
- * factory. A wait's own `limits` are resolved here too, over the middleware's, and never above them.
+ * factory. A wait's own `limits` are resolved here too, over the middleware's, and never above them. The resolved
+ * shapes (PayloadLimits, RequestLimits) live here, in the core, so the stages that enforce them and the waiting
+ * addresses that narrow them share one definition.
  */
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute } from 'node:path';
-import type { PayloadLimits } from './payload/limits.js';
-import type { RequestLimits } from './request/limits.js';
 import { byteSize, fail, group, positiveInteger, type ByteSize } from './option-checks.js';
 
 const MIB = 1024 * 1024;
+
+/** The payload limits a call is held to (413, or 400 BODY_TOO_DEEP, past one), in bytes or counts. */
+export interface PayloadLimits {
+  /** Buffered bodies: JSON, form, text, XML. */
+  bodySize: number;
+  /** Whole-body binary uploads (any other content type). */
+  binarySize: number;
+  /** One multipart file. */
+  fileSize: number;
+  /** All multipart files of one call. */
+  totalFileSize: number;
+  files: number;
+  fields: number;
+  parts: number;
+  fieldSize: number;
+  fieldNameSize: number;
+  /** Levels of JSON arrays and objects, or XML elements, a body may nest (BODY_TOO_DEEP, 400, past it). */
+  bodyDepth: number;
+}
+
+/** The request line and header limits (414, 431 past one). */
+export interface RequestLimits {
+  urlLength: number;
+  headerCount: number;
+  headerSize: number;
+}
 
 /** Payload limits in bytes (a number, or a string such as `'500kb'`, `'1mb'`) or counts; past one, the call gets a
  * 413 whose code names it (414, 431 for the URL and headers; 400 BODY_TOO_DEEP for nesting). */

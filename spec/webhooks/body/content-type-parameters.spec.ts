@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookRun } from '../../../lib/index.js';
-import { parseContentType } from '../../../lib/webhooks/payload/content-type.js';
+import { parseContentType } from '../../../lib/webhooks/body/content-type.js';
 import { BASE, HOSTS } from '../../support/apps.js';
 import { workflow } from '../../support/workflows.js';
 

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 
 /** Mode of every temp file: the directory already hides it, the mode keeps it private if it is moved out. */
 export const TEMP_FILE_MODE = 0o600;

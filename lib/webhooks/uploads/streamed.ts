@@ -6,15 +6,15 @@
 import { createReadStream } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import type { BinaryData } from '../types.js';
+import type { BinaryData } from '../../core/types.js';
 import { collectBinaryBody } from './binary.js';
 import { describeBinary } from './binary-meta.js';
-import { setOwn } from './fields.js';
+import { setOwn } from '../body/fields.js';
 import { collectFile, MemoryBudget } from './file-sink.js';
-import type { BodyType, NodePayloadOptions, Parsed, PayloadSettings } from './index.js';
-import { limitError } from './limits.js';
+import type { BodyType, NodePayloadOptions, Parsed, PayloadSettings } from '../body/body-types.js';
+import { limitError } from '../body/limits.js';
 import { parseMultipart, type MultipartSettings } from './multipart.js';
-import type { BodyPace } from './request-watch.js';
+import type { BodyPace } from '../body/request-watch.js';
 import type { TempFiles } from './temp-files.js';
 
 /** No binary name taken before the uploaded files are named (all but a rawBody node). */

@@ -6,7 +6,7 @@
  * drained so the answer can go out.
  */
 import type { IncomingMessage } from 'node:http';
-import type { WebhookError } from '../errors.js';
+import type { WebhookError } from '../../core/errors.js';
 import { aborted, callerGone, watchRequest, type BodyPace } from './request-watch.js';
 
 export function readRequestBytes(req: IncomingMessage, limit: number, tooLarge: () => WebhookError, pace: BodyPace): Promise<Buffer> {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { ERROR_CODES, WebhookConflictError, WebhookError } from '../../lib/index.js';
-import { toWebhookError } from '../../lib/webhooks/errors.js';
+import { toWebhookError } from '../../lib/core/errors.js';
 
 function readmeErrorRows(): Map<string, number> {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');

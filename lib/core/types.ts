@@ -1,10 +1,10 @@
 /**
  * Public contracts of entry 1: the workflow and node shapes a host registers, the executor it supplies and the run
  * it receives, and the structural middleware type (no express types leak into the published .d.ts). The registry's
- * contract is in registry/contract.ts.
+ * contract is in webhooks/registry/contract.ts.
  */
 import type { ExecutionHint } from '../definitions/hints.js';
-import type { RunWaiting, SuspendOptions } from '../waiting/types.js';
+import type { RunWaiting, SuspendOptions } from './waits.js';
 
 export type { ExecutionHint };
 

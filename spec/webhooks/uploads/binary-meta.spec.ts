@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { describeBinary, fileExtensionOf, fileTypeOf } from '../../../lib/webhooks/payload/binary-meta.js';
+import { describeBinary, fileExtensionOf, fileTypeOf } from '../../../lib/webhooks/uploads/binary-meta.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

@@ -7,7 +7,7 @@
  * what a watch would cost an upload.
  */
 import type { IncomingMessage } from 'node:http';
-import { WebhookError } from '../errors.js';
+import { WebhookError } from '../../core/errors.js';
 import { watchBody, type Reading } from './body-sweep.js';
 
 /**

@@ -5,8 +5,8 @@
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { WebhookError } from '../errors.js';
-import { aborted } from './request-watch.js';
+import { WebhookError } from '../../core/errors.js';
+import { aborted } from '../body/request-watch.js';
 import { storeFailed, TEMP_FILE_MODE, type TempFiles } from './temp-files.js';
 
 /** How much of a call's files may stay in memory, shared by all its files. */

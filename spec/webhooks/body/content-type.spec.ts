@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { isJsonType, parseContentType } from '../../../lib/webhooks/payload/content-type.js';
+import { isJsonType, parseContentType } from '../../../lib/webhooks/body/content-type.js';
 
 describe('parseContentType()', () => {
   it('lower-cases the media type and reads quoted parameters', () => {
