@@ -5,7 +5,7 @@ import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookMiddlewareO
 import { BASE, HOSTS } from '../../support/apps.js';
 import { workflow } from '../../support/workflows.js';
 import { baseUrlResolver, hostAllowed } from '../../../lib/webhooks/request/host.js';
-import { WebhookError } from '../../../lib/webhooks/errors.js';
+import { WebhookError } from '../../../lib/core/errors.js';
 
 for (const host of HOSTS) {
   describe(`webhookUrl behind proxies in ${host.name}`, () => {

@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { expect } from 'chai';
 import { checkRequestLimits, type RequestLimits } from '../../../lib/webhooks/request/limits.js';
-import { WebhookError } from '../../../lib/webhooks/errors.js';
+import { WebhookError } from '../../../lib/core/errors.js';
 
 const LIMITS: RequestLimits = { urlLength: 20, headerCount: 3, headerSize: 40 };
 

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { MemoryWebhookRegistry } from '../../../lib/index.js';
 import { matchWebhook, MethodNotAllowedError, notListening } from '../../../lib/webhooks/request/match.js';
 import type { RequestTarget } from '../../../lib/webhooks/request/target.js';
-import type { WebhookError } from '../../../lib/webhooks/errors.js';
+import type { WebhookError } from '../../../lib/core/errors.js';
 import { workflow } from '../../support/workflows.js';
 
 const target = (kind: RequestTarget['kind'], rawPath: string): RequestTarget => ({ kind, rawPath, search: '', mountPath: '' });

@@ -11,6 +11,8 @@ import { buildRun, buildTriggerItem, type RunParts } from '../../../lib/webhooks
 import { BASE, HOSTS } from '../../support/apps.js';
 import { publish, waitingApp, type WaitingApp } from '../../support/waiting/app.js';
 import { deferred } from '../../support/workflows.js';
+import { runWaitsOpener } from '../../../lib/waiting/run-waits.js';
+import type { WaitingSettings } from '../../../lib/waiting/settings.js';
 
 function parts(extra: { payload?: Partial<RunParts['payload']>; jwtPayload?: Record<string, unknown>; resume?: RunParts['resume'] } = {}): RunParts {
   return {
@@ -22,6 +24,11 @@ function parts(extra: { payload?: Partial<RunParts['payload']>; jwtPayload?: Rec
     prefix: 'webhook',
     jwtPayload: extra.jwtPayload,
     resume: extra.resume,
+    // The waiting side a middleware without waitingSecret hands the run stage.
+    openWaits: runWaitsOpener({
+      secret: undefined, prefix: 'webhook-waiting', store: undefined, limits: {} as WaitingSettings['limits'], maxRunMs: Infinity,
+      holder: 'spec', local: new Map(), logger: { warn() {}, error() {} }, onEvent: undefined,
+    }),
   } as unknown as RunParts;
 }
 

@@ -7,8 +7,8 @@
 import { expect } from 'chai';
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import { WebhookError } from '../../../lib/webhooks/errors.js';
-import type { CallEvents, EventInput } from '../../../lib/webhooks/events.js';
+import { WebhookError } from '../../../lib/core/errors.js';
+import type { CallEvents, EventInput } from '../../../lib/core/events.js';
 import type { InFlight } from '../../../lib/webhooks/run/in-flight.js';
 import { noCleanup } from '../../../lib/webhooks/payload/index.js';
 import { deferred } from '../../support/workflows.js';

@@ -5,7 +5,7 @@ import { BASE, HOSTS } from '../../support/apps.js';
 import { listen, sendTo } from '../../support/raw-http.js';
 import { until, watched, withFakeTimers } from '../../support/fake-clock.js';
 import { withDeadline, type StopSlot } from '../../../lib/webhooks/run/deadline.js';
-import { WebhookError as WebhookErrorClass } from '../../../lib/webhooks/errors.js';
+import { WebhookError as WebhookErrorClass } from '../../../lib/core/errors.js';
 import { eventually } from '../../support/temp-dir.js';
 import { deferred, workflow } from '../../support/workflows.js';
 import { request as httpRequest } from 'node:http';

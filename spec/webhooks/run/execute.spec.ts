@@ -3,8 +3,8 @@
  * (a relayed failure stays as it was), and the events, report and listener that hear how a run ended.
  */
 import { expect } from 'chai';
-import { WebhookError } from '../../../lib/webhooks/errors.js';
-import type { CallEvents, EventInput } from '../../../lib/webhooks/events.js';
+import { WebhookError } from '../../../lib/core/errors.js';
+import type { CallEvents, EventInput } from '../../../lib/core/events.js';
 import { checkResult, executeWorkflow, relayedFailure, reportedExecution } from '../../../lib/webhooks/run/execute.js';
 import type { ExecutionResult, WebhookExecutor, WebhookRun } from '../../../lib/index.js';
 

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { install } from '@sinonjs/fake-timers';
 import type { InstalledClock } from '../../support/fake-clock.js';
-import type { WebhookError } from '../../../lib/webhooks/errors.js';
+import type { WebhookError } from '../../../lib/core/errors.js';
 import { InFlight, type TrackedCall } from '../../../lib/webhooks/run/in-flight.js';
 
 interface Tracked { inFlight: InFlight<TrackedCall>; overran: TrackedCall[]; stopped: [TrackedCall, WebhookError][]; released: TrackedCall[] }

@@ -4,8 +4,8 @@
  * of a node that does not answer with it is reported as WORKFLOW_INVALID_RESPONSE.
  */
 import { expect } from 'chai';
-import { WebhookError } from '../../../lib/webhooks/errors.js';
-import type { CallEvents } from '../../../lib/webhooks/events.js';
+import { WebhookError } from '../../../lib/core/errors.js';
+import type { CallEvents } from '../../../lib/core/events.js';
 import type { RegisteredWebhook } from '../../../lib/webhooks/registry/contract.js';
 import type { InFlight } from '../../../lib/webhooks/run/in-flight.js';
 import { newCallState, stopRun, type CallState } from '../../../lib/webhooks/run/call-state.js';
