@@ -38,6 +38,9 @@ if (findService(REDIS) === undefined) {
       const middleware = createWebhookMiddleware(registry, queue.executor as WebhookExecutor, { logger: SILENT });
       const app = express().use('/hooks', middleware);
       try {
+        // Connected before the first call: on a loaded machine finding the primary through the sentinels can take
+        // longer than enqueueTimeoutMs, which is about refusing calls during the failover, not at start.
+        await Promise.all([queue.ready(), worker.ready()]);
         const before = await request(app).post('/hooks/webhook/in').send({});
         expect([before.status, before.body]).to.deep.equal([200, { run: 1 }]);
         const { was, now } = await group.killPrimary();
