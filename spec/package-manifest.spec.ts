@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import semver from 'semver';
 import { checkPack, PACKED_BUDGET_BYTES } from '../scripts/check-package.js';
+import { docFiles, readDoc } from './support/readme/blocks.js';
 
 /** What the published package.json promises a host: entry points every resolver finds, honest dependencies. */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -100,9 +101,9 @@ describe('package.json', () => {
     expect(manifest.files).to.include('CHANGELOG.md');
   });
 
-  it('ships the JSON Schema at the path README tells editors to use, the one the build writes and the export names', () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const paths = new Set([...readme.matchAll(/node_modules\/workflow-webhooks\/([\w./-]+\.schema\.json)/g)].map((match) => match[1]));
+  it('ships the JSON Schema at the path README and the guides tell editors to use, the one the build writes and the export names', () => {
+    const docs = docFiles().map((file) => readDoc(file)).join('\n');
+    const paths = new Set([...docs.matchAll(/node_modules\/workflow-webhooks\/([\w./-]+\.schema\.json)/g)].map((match) => match[1]));
     expect([...paths]).to.deep.equal(['dist/definitions/node-description.schema.json']);
     expect(manifest.exports['./definitions/schema.json']).to.equal('./dist/definitions/node-description.schema.json');
     expect((manifest as { scripts?: Record<string, string> }).scripts?.build).to.include('schema --out dist/definitions/node-description.schema.json');
