@@ -1,7 +1,7 @@
 /**
  * workflow-webhooks: the Webhook trigger of a workflow automation platform as one middleware for Express 4,
  * Express 5, Connect and node:http.
- * @module
+ * @module workflow-webhooks
  */
 export { createWebhookMiddleware } from './webhooks/middleware.js';
 export {

@@ -56,6 +56,19 @@ describe('package.json', () => {
     expect(ci.indexOf('npm run check:size')).to.be.greaterThan(ci.indexOf('npm run build >'));
   });
 
+  it('documents every entry point of the exports map in the API reference, which fails on any warning and runs in CI after the build', () => {
+    const typedoc = JSON.parse(readFileSync(join(root, 'typedoc.json'), 'utf8')) as { entryPoints: string[]; treatWarningsAsErrors?: boolean; out?: string };
+    const sources = Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' ? [] : [target['workflow-webhooks-source']]))
+      .filter((source): source is string => source !== undefined).map((source) => source.replace(/^\.\//, ''));
+    expect([...typedoc.entryPoints].sort()).to.deep.equal([...sources].sort());
+    expect(typedoc.treatWarningsAsErrors).to.equal(true);
+    expect(typedoc.out).to.equal('docs/api');
+    expect(readFileSync(join(root, '.gitignore'), 'utf8').split('\n')).to.include('docs/api/');
+    expect((manifest as { scripts?: Record<string, string> }).scripts?.docs).to.equal('typedoc');
+    const ci = readFileSync(join(root, '.ci/run'), 'utf8');
+    expect(ci.indexOf('npm run docs')).to.be.greaterThan(ci.indexOf('npm run build >'));
+  });
+
   describe('the packed-package check (scripts/check-package.ts)', () => {
     const file = (path: string): { path: string; size: number } => ({ path, size: 1 });
     const exportsMap = { '.': { 'workflow-webhooks-source': './lib/index.ts', types: './dist/index.d.ts', default: './dist/index.js' } };
