@@ -18,7 +18,7 @@ export {
   type WorkflowExport,
   type WorkflowExportOptions,
 } from './webhooks/registry/workflow-export.js';
-// Building blocks for a registry of one's own (README, "Write your own registry").
+// Building blocks for a registry of one's own (docs/workflows.md, "Write your own registry").
 export { activationWarnings, resolveWorkflowWebhooks, WEBHOOK_NODE_TYPES } from './webhooks/registry/resolve-workflow.js';
 export { RouteTable, routeKey } from './webhooks/registry/route-table.js';
 export { TestListens } from './webhooks/registry/test-listens.js';
