@@ -6,7 +6,7 @@
 import type { Item, WebhookRun, WorkflowWebhooks } from 'workflow-webhooks';
 import type { Step } from './executor.js';
 
-// README's "Waiting for a call" prints the code from here to #endregion; spec/example-app/approval.spec.ts keeps the two the same.
+// docs/waiting.md ("Waiting for a call") prints the code from here to #endregion; spec/example-app/approval.spec.ts keeps the two the same.
 // #region readme
 interface Expense { id: number; amount: number; for: string; status: 'awaiting approval' | 'approved' | 'rejected' }
 

@@ -1,7 +1,7 @@
 /**
  * workflow-webhooks: the Webhook trigger of a workflow automation platform as one middleware for Express 4,
  * Express 5, Connect and node:http.
- * @module
+ * @module workflow-webhooks
  */
 export { createWebhookMiddleware } from './webhooks/middleware.js';
 export {
@@ -18,7 +18,7 @@ export {
   type WorkflowExport,
   type WorkflowExportOptions,
 } from './webhooks/registry/workflow-export.js';
-// Building blocks for a registry of one's own (README, "Write your own registry").
+// Building blocks for a registry of one's own (docs/workflows.md, "Write your own registry").
 export { activationWarnings, resolveWorkflowWebhooks, WEBHOOK_NODE_TYPES } from './webhooks/registry/resolve-workflow.js';
 export { RouteTable, routeKey } from './webhooks/registry/route-table.js';
 export { TestListens } from './webhooks/registry/test-listens.js';

@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import semver from 'semver';
 import { checkPack, PACKED_BUDGET_BYTES } from '../scripts/check-package.js';
+import { docFiles, readDoc } from './support/readme/blocks.js';
 
 /** What the published package.json promises a host: entry points every resolver finds, honest dependencies. */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -55,6 +56,19 @@ describe('package.json', () => {
     expect(ci.indexOf('npm run check:size')).to.be.greaterThan(ci.indexOf('npm run build >'));
   });
 
+  it('documents every entry point of the exports map in the API reference, which fails on any warning and runs in CI after the build', () => {
+    const typedoc = JSON.parse(readFileSync(join(root, 'typedoc.json'), 'utf8')) as { entryPoints: string[]; treatWarningsAsErrors?: boolean; out?: string };
+    const sources = Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' ? [] : [target['workflow-webhooks-source']]))
+      .filter((source): source is string => source !== undefined).map((source) => source.replace(/^\.\//, ''));
+    expect([...typedoc.entryPoints].sort()).to.deep.equal([...sources].sort());
+    expect(typedoc.treatWarningsAsErrors).to.equal(true);
+    expect(typedoc.out).to.equal('docs/api');
+    expect(readFileSync(join(root, '.gitignore'), 'utf8').split('\n')).to.include('docs/api/');
+    expect((manifest as { scripts?: Record<string, string> }).scripts?.docs).to.equal('typedoc');
+    const ci = readFileSync(join(root, '.ci/run'), 'utf8');
+    expect(ci.indexOf('npm run docs')).to.be.greaterThan(ci.indexOf('npm run build >'));
+  });
+
   describe('the packed-package check (scripts/check-package.ts)', () => {
     const file = (path: string): { path: string; size: number } => ({ path, size: 1 });
     const exportsMap = { '.': { 'workflow-webhooks-source': './lib/index.ts', types: './dist/index.d.ts', default: './dist/index.js' } };
@@ -100,9 +114,9 @@ describe('package.json', () => {
     expect(manifest.files).to.include('CHANGELOG.md');
   });
 
-  it('ships the JSON Schema at the path README tells editors to use, the one the build writes and the export names', () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const paths = new Set([...readme.matchAll(/node_modules\/workflow-webhooks\/([\w./-]+\.schema\.json)/g)].map((match) => match[1]));
+  it('ships the JSON Schema at the path README and the guides tell editors to use, the one the build writes and the export names', () => {
+    const docs = docFiles().map((file) => readDoc(file)).join('\n');
+    const paths = new Set([...docs.matchAll(/node_modules\/workflow-webhooks\/([\w./-]+\.schema\.json)/g)].map((match) => match[1]));
     expect([...paths]).to.deep.equal(['dist/definitions/node-description.schema.json']);
     expect(manifest.exports['./definitions/schema.json']).to.equal('./dist/definitions/node-description.schema.json');
     expect((manifest as { scripts?: Record<string, string> }).scripts?.build).to.include('schema --out dist/definitions/node-description.schema.json');

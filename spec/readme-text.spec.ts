@@ -2,10 +2,11 @@ import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { docFiles, readDoc } from './support/readme/blocks.js';
 
-/** Texts a user reads: README, the TSDoc of lib/ (it reaches the published .d.ts) and the CLI's messages. */
+/** Texts a user reads: README and the guides in docs/, the TSDoc of lib/ (it reaches the published .d.ts) and the CLI's messages. */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const docs = docFiles().map((file) => [file, readDoc(file)] as const);
 
 function sources(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -18,8 +19,8 @@ function sources(folder: string): string[] {
 const CITATION = /\bspec \d+(\.\d+)?\b|\bDESIGN(\.md)? §/;
 
 describe('user-facing texts', () => {
-  it('cite no section of a specification in README, lib/ or the CLI: they state the rule', () => {
-    const cited = [['README.md', readme] as const, ...sources(join(root, 'lib')).map((file) => [relative(root, file), readFileSync(file, 'utf8')] as const)]
+  it('cite no section of a specification in README, docs/, lib/ or the CLI: they state the rule', () => {
+    const cited = [...docs, ...sources(join(root, 'lib')).map((file) => [relative(root, file), readFileSync(file, 'utf8')] as const)]
       .flatMap(([name, text]) => text.split('\n').map((line, index) => [`${name}:${index + 1}`, line] as const))
       .filter(([, line]) => CITATION.test(line))
       .map(([where, line]) => `${where}: ${line.trim()}`);
@@ -27,7 +28,7 @@ describe('user-facing texts', () => {
   });
 
   it('print curl lines that run as printed: a URL with brackets is passed with -g (no URL globbing)', () => {
-    const lines = readme.split('\n').flatMap((line) => [...line.matchAll(/curl [^`\n]*/g)].map((match) => match[0]));
+    const lines = docs.flatMap(([, text]) => text.split('\n')).flatMap((line) => [...line.matchAll(/curl [^`\n]*/g)].map((match) => match[0]));
     expect(lines.length).to.be.greaterThan(10);
     const globbed = lines.filter((line) => /(?:^|\s)["']?(?:https?:|\$URL|localhost)[^\s"']*[[\]]/.test(line) && !/\s-g\b|--globoff/.test(line));
     expect(globbed).to.deep.equal([]);

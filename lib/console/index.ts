@@ -2,6 +2,8 @@
  * Entry point `workflow-webhooks/console`: a page for the people who run the webhooks, mounted like any router.
  * It lists every active address (production, test, waiting) with how it is guarded, listens for test events and
  * shows what arrived, keeps the last calls live, retries queue mode's failed runs, and previews node parameters.
+ *
+ * @module workflow-webhooks/console
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorFields } from '../core/logger.js';

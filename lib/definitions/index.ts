@@ -1,7 +1,7 @@
 /**
  * workflow-webhooks/definitions: types and validators for node property definitions (the fields a node shows in an editor), and the checks of
  * parameter values entered against them.
- * @module
+ * @module workflow-webhooks/definitions
  */
 export * from './types.js';
 export { FINDING_CATALOGUE, FINDING_CODES, type Finding, type FindingCode, type Severity, type ValidationResult } from './findings.js';

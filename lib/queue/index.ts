@@ -2,7 +2,7 @@
  * workflow-webhooks/queue: queue mode on BullMQ (an optional peer, with node-redis 5 or later: only hosts that import
  * this entry need them). Web instances store every call as a job and answer from the worker's result; workers run
  * the host's ordinary executor. A call answered 200 is stored; a run whose worker died runs again elsewhere.
- * @module
+ * @module workflow-webhooks/queue
  */
 export { createWebhookQueue, type WebhookJobStatus, type WebhookQueue } from './web-queue.js';
 export { createWebhookWorker, type WebhookWorker } from './worker.js';

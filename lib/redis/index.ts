@@ -1,7 +1,7 @@
 /**
  * workflow-webhooks/redis: one registry shared by every instance of a backend, through Redis (node-redis 5 or
  * later, an optional peer: only hosts that import this entry need it).
- * @module
+ * @module workflow-webhooks/redis
  */
 export { RedisWebhookRegistry } from './registry.js';
 export type { RedisRegistryEvent, RedisRegistryHealth, RedisWebhookRegistryOptions } from './options.js';

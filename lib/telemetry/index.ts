@@ -5,6 +5,8 @@
  * @example
  * const telemetry = webhookTelemetry();
  * app.use('/hooks', createWebhookMiddleware(registry, executor, { telemetry }));
+ *
+ * @module workflow-webhooks/opentelemetry
  */
 import { createNoopMeter, metrics, ProxyTracerProvider, trace, type Meter, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
 import type { CallTelemetry, WebhookEvent } from '../core/events.js';

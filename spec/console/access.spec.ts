@@ -73,7 +73,7 @@ for (const host of CONSOLE_HOSTS) {
         const answer = await fetch(`${app.origin}${CONSOLE_BASE}${path}`, { method });
         expect(answer.status, `${method} ${path}`).to.equal(401);
         expect(answer.headers.get('www-authenticate')).to.equal('Basic realm="webhooks"');
-        // As README says: the refusal names nothing of the console, its page or its data, beyond its code.
+        // As docs/console.md says: the refusal names nothing of the console, its page or its data, beyond its code.
         expect(await answer.json()).to.deep.equal({ code: 'CONSOLE_UNAUTHORIZED', message: 'Authentication required.' });
       }
     });

@@ -1,20 +1,20 @@
 /**
- * README's Console code, run as printed with an environment of its own: it refuses to start without a long enough
+ * The console guide's code (docs/console.md), run as printed with an environment of its own: it refuses to start without a long enough
  * CONSOLE_PASSWORD (an empty one would let in `admin:`), and lets in only the right password.
  */
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
 import type { WebhookMiddleware } from '../../lib/index.js';
-import { readmeBlock } from '../support/readme/blocks.js';
+import { docBlock } from '../support/readme/blocks.js';
 import { runReadmeBlock } from '../support/readme/run-block.js';
 
 const PASSWORD = 'correct horse battery staple';
 
 /** The block with its last line (`app.listen(3000)`) left out: supertest serves the app on a free port instead. */
 function block(): string {
-  const printed = readmeBlock('## Console');
-  if (!printed.includes('app.listen(3000);\n')) throw new Error('README\'s Console block no longer ends with app.listen(3000)');
+  const printed = docBlock('docs/console.md', '# Console');
+  if (!printed.includes('app.listen(3000);\n')) throw new Error('The console guide\'s block no longer ends with app.listen(3000)');
   return printed.replace('app.listen(3000);\n', '');
 }
 
@@ -24,7 +24,7 @@ function start(env: Record<string, string>): Promise<{ app: Express; middleware:
 
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`;
 
-describe('README\'s Console code, run as printed', function () {
+describe('the console guide\'s code, run as printed', function () {
   this.timeout(20_000);
 
   for (const [name, env] of [['unset', {}], ['empty', { CONSOLE_PASSWORD: '' }], ['short', { CONSOLE_PASSWORD: 'admin' }]] as const) {

@@ -1,18 +1,17 @@
-import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { ERROR_CODES, WebhookConflictError, WebhookError } from '../../lib/index.js';
 import { toWebhookError } from '../../lib/core/errors.js';
+import { docSection } from '../support/readme/blocks.js';
 
 function readmeErrorRows(): Map<string, number> {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const section = readme.split('\n## Errors')[1]?.split('\n## ')[0] ?? '';
+  const section = docSection('docs/errors.md', '# Errors');
   const rows = new Map<string, number>();
   for (const match of section.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)) rows.set(match[1] as string, Number(match[2]));
   return rows;
 }
 
 describe('the error catalogue', () => {
-  it('documents every code with its status in README, and nothing else', () => {
+  it('documents every code with its status in the errors guide (docs/errors.md), and nothing else', () => {
     expect(Object.fromEntries(readmeErrorRows())).to.deep.equal({ ...ERROR_CODES });
   });
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { runCli } from '../../lib/definitions/cli.js';
 import { NODE_DESCRIPTION_SCHEMA } from '../../lib/definitions/index.js';
+import { docSection } from '../support/readme/blocks.js';
 import { writeNodePackage } from './fixtures/node-package.js';
 
 async function cli(...argv: string[]): Promise<{ status: number; out: string; err: string }> {
@@ -120,10 +121,9 @@ describe('the workflow-webhooks CLI', () => {
   });
 });
 
-describe('README\'s lint example', () => {
+describe('the definitions guide\'s lint example', () => {
   it('shows exactly what the CLI prints for its failing definition', async () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = readme.split('## Node property definitions')[1] ?? '';
+    const section = docSection('docs/definitions.md', '# Node property definitions');
     const input = /failing definition:\n\n```json\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
     const expected = /the CLI prints, exactly:\n\n```\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
     const dir = mkdtempSync(join(tmpdir(), 'ww-readme-'));

@@ -1,11 +1,9 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
 import {
   FINDING_CATALOGUE, FINDING_CODES, validateNodeDescription, validateProperties, type Finding, type FindingCode,
 } from '../../lib/definitions/index.js';
+import { docTable } from '../support/readme/blocks.js';
 
-/** README's table of finding codes, in its definitions section. */
-const DOC = new URL('../../README.md', import.meta.url);
 /**
  * Codes no short JSON can show: 33 nested levels (too-deep) and a throwing getter (unreadable), both asserted in
  * rules.spec.ts; invalid-structure no input reaches today (see ELSEWHERE there).
@@ -14,17 +12,11 @@ const WITHOUT_EXAMPLE = ['invalid-structure', 'too-deep', 'unreadable'];
 
 interface Row { code: string; severity: string; example: string }
 
-/** The rows of README's table of codes: from its header to the first line that is not a row. */
+/** The rows of the table of codes in the definitions guide (docs/definitions.md): from its header to its last row. */
 function rows(): Row[] {
-  const lines = readFileSync(DOC, 'utf8').split('\n');
-  const header = lines.indexOf('| code | severity | when | example |');
-  const end = lines.findIndex((line, index) => index > header && !line.startsWith('|'));
-  return lines.slice(header, end)
-    .filter((line) => line.startsWith('| `'))
-    .map((line) => {
-      const cells = line.slice(1, -1).split(/(?<!\\)\|/).map((cell) => cell.trim());
-      return { code: (cells[0] ?? '').replace(/`/g, ''), severity: cells[1] ?? '', example: (cells[3] ?? '').replace(/^`|`$/g, '') };
-    });
+  return docTable('docs/definitions.md', '# Node property definitions', '| code | severity | when | example |')
+    .filter((cells) => (cells[0] ?? '').startsWith('`'))
+    .map((cells) => ({ code: (cells[0] ?? '').replace(/`/g, ''), severity: cells[1] ?? '', example: (cells[3] ?? '').replace(/^`|`$/g, '') }));
 }
 
 function findingsOf(example: string): Finding[] {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { createOrdersApp } from '../../example-app/app.js';
-import { readmeBlock, ROOT } from '../support/readme/blocks.js';
+import { docBlock, ROOT } from '../support/readme/blocks.js';
 
 describe('example-app: the approval pattern, end to end', () => {
   let server: Server;
@@ -32,12 +32,12 @@ describe('example-app: the approval pattern, end to end', () => {
 });
 
 /**
- * README's approval recipe as a user follows it: the sh block's lines run one by one through `sh` and the real curl,
+ * the waiting guide's approval recipe (docs/waiting.md) as a user follows it: the sh block's lines run one by one through `sh` and the real curl,
  * exactly as printed, against the example app; the placeholder line gets the link the first answer printed. curl
  * reads only the spec's own config, which sends the printed address (127.0.0.1:3000) to the app's test port
  * (`connect-to`, so the Host header, and with it the links the app hands out, stay the printed ones).
  */
-describe('example-app: README\'s approval recipe, run through sh and curl as printed', function () {
+describe('example-app: the waiting guide\'s approval recipe, run through sh and curl as printed', function () {
   this.timeout(30_000);
   let server: Server;
   let home: string;
@@ -66,7 +66,7 @@ describe('example-app: README\'s approval recipe, run through sh and curl as pri
   };
 
   it('answers each printed curl line with the printed answer, the link\'s GET included', async () => {
-    const lines = readmeBlock('## Waiting for a call', 0, 'sh').split('\n').filter((line) => line !== '');
+    const lines = docBlock('docs/waiting.md', '# Waiting for a call', 0, 'sh').split('\n').filter((line) => line !== '');
     const placeholder = lines.find((line) => line.startsWith('APPROVAL_URL='));
     expect(placeholder).to.equal("APPROVAL_URL='<the approvalUrl printed above>'");
     const calls = lines.flatMap((line, index) => (line.startsWith('curl ') ? [{ line, answer: lines[index + 1] as string }] : []));
@@ -85,11 +85,11 @@ describe('example-app: README\'s approval recipe, run through sh and curl as pri
   });
 });
 
-describe('README\'s approval code', () => {
+describe('the waiting guide\'s approval code', () => {
   it('is example-app/approval.ts\'s region, as the file has it', () => {
     const file = readFileSync(join(ROOT, 'example-app/approval.ts'), 'utf8');
     const region = /\/\/ #region readme\n([\s\S]*?)\/\/ #endregion/.exec(file)?.[1];
     expect(region).to.be.a('string');
-    expect(readmeBlock('## Waiting for a call', 1)).to.equal(region);
+    expect(docBlock('docs/waiting.md', '# Waiting for a call', 1)).to.equal(region);
   });
 });

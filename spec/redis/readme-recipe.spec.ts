@@ -5,23 +5,23 @@ import { createClient } from 'redis';
 import { RedisWebhookRegistry, type RedisRegistryEvent } from 'workflow-webhooks/redis';
 import { eventually } from '../support/registry-contract/instances.js';
 import { REDIS, RedisServer } from '../support/redis-server.js';
-import { compileErrors, readmeBlock } from '../support/readme/blocks.js';
+import { compileErrors, docBlock } from '../support/readme/blocks.js';
 import { findService, markNotRun } from '../support/services.js';
 
 const INSTANCE = fileURLToPath(new URL('../support/redis/readme-instance.ts', import.meta.url));
 
-/** What the README block leaves to its reader, declared, so the block compiles as a user's file would. */
+/** What the block of docs/instances.md leaves to its reader, declared, so the block compiles as a user's file would. */
 const PRELUDE = `import express from 'express';
 import type { WebhookExecutor } from 'workflow-webhooks';
 declare const app: express.Express;
 declare const executor: WebhookExecutor;
 `;
 
-describe('README\'s Redis registry code', function () {
+describe('the instances guide\'s Redis registry code', function () {
   this.timeout(30_000);
 
   it('compiles as printed under strict', () => {
-    const block = readmeBlock('## Several instances');
+    const block = docBlock('docs/instances.md', '# Several instances');
     const imports = block.split('\n').filter((line) => line.startsWith('import ')).join('\n');
     const rest = block.split('\n').filter((line) => !line.startsWith('import ')).join('\n');
     expect(compileErrors(`${imports}\n${PRELUDE}${rest}`)).to.deep.equal([]);
@@ -29,9 +29,9 @@ describe('README\'s Redis registry code', function () {
 });
 
 if (findService(REDIS) === undefined) {
-  markNotRun('README\'s Redis registry code against a Redis that stops', REDIS);
+  markNotRun('the instances guide\'s Redis registry code against a Redis that stops', REDIS);
 } else {
-  describe('README\'s Redis registry code, run as printed, when Redis stops', function () {
+  describe('the instances guide\'s Redis registry code, run as printed, when Redis stops', function () {
     this.timeout(60_000);
     let server: RedisServer;
     const children: ChildProcess[] = [];
@@ -71,7 +71,7 @@ if (findService(REDIS) === undefined) {
       const instance = await start();
       expect(await post(instance.port)).to.equal(200);
       await server.kill();
-      // node-redis reports the lost socket and every failed reconnect as an 'error' event, which README's listener
+      // node-redis reports the lost socket and every failed reconnect as an 'error' event, which the guide's listener
       // prints ("redis: …"): once three are out, each of which kills an instance without the listener, it is alive.
       await eventually(async () => instance.child.exitCode !== null || (instance.stderr().match(/^redis: /gm) ?? []).length >= 3, 10_000);
       expect(instance.child.exitCode, instance.stderr()).to.equal(null);

@@ -10,7 +10,7 @@ import { findService, type Service } from './services.js';
 
 export const CHROMIUM: Service = { binary: 'chromium', debianPackage: 'chromium' };
 
-/** Screenshots of every browser run; README's come from here, copied to docs/ by hand. */
+/** Screenshots of every browser run; those docs/console.md shows come from here, copied to docs/ by hand. */
 export const SCREENSHOT_DIR = fileURLToPath(new URL('../../screenshots/', import.meta.url));
 
 /** The browser to drive, or undefined when this machine has none (the caller lists its specs as NOT RUN). */

@@ -55,7 +55,7 @@ export const secretCredentials: CredentialResolver = ({ workflowId }) => {
 };
 
 /**
- * The guarded workflows pass the trigger item through, as README's example does, and add an item that repeats the
+ * The guarded workflows pass the trigger item through, as the guides' examples do, and add an item that repeats the
  * call's secrets inside longer strings: the password decoded from Basic, the Bearer token, the checked headers, the
  * query token in a link. Other workflows run as the console specs' executor runs them.
  */

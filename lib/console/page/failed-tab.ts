@@ -17,7 +17,7 @@ const SETTLED = new Set(['completed', 'failed']);
 
 interface JobRow { job: FailedJobDto; element: HTMLTableRowElement; following: boolean }
 
-/** What the caller of a failed job was answered, by its node's response mode (README, Queue mode: Retries and failures). */
+/** What the caller of a failed job was answered, by its node's response mode (docs/queue.md: Retries and failures). */
 const CALLER_GOT: Record<NonNullable<FailedJobDto['responseMode']>, string> = {
   onReceived: 'answered when the call was queued',
   lastNode: 'waited for the result: answered from the last attempt (500), or 524 once the deadline passed',

@@ -1,7 +1,7 @@
 /**
  * The node descriptions the definitions preview offers: a node with one definition of each of the 15 element types
- * (behind resource and operation switches), the README's failing definition (its lint findings), and the Webhook
- * node's own description.
+ * (behind resource and operation switches), the failing definition of docs/definitions.md (its lint findings), and
+ * the Webhook node's own description.
  */
 import { FILTER_OPTION_EXPRESSIONS, WEBHOOK_NODE_DESCRIPTION, type NodeDescription } from '../../definitions/index.js';
 import type { ExampleDto } from '../protocol.js';
@@ -109,7 +109,7 @@ export const EVERY_TYPE: NodeDescription = {
   ],
 };
 
-/** README's failing definition: three errors and four warnings, each with its JSON pointer. */
+/** The failing definition of docs/definitions.md: three errors and four warnings, each with its JSON pointer. */
 export const TICKET: NodeDescription = {
   displayName: 'Ticket',
   properties: [

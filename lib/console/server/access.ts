@@ -20,7 +20,7 @@ export async function authorizeRequest(req: IncomingMessage, res: ServerResponse
   const verdict = await options.authorize(req, res);
   if (verdict === true) return true;
   if (res.headersSent || res.writableEnded) return false;
-  // The refusals' messages name nothing: whoever is refused learns no more than its code (README, Secure by default).
+  // The refusals' messages name nothing: whoever is refused learns no more than its code (docs/console.md, Secure by default).
   if (verdict === 401) {
     throw new WebhookError('CONSOLE_UNAUTHORIZED', 'Authentication required.', {
       ...(options.challenge === undefined ? {} : { headers: { 'www-authenticate': options.challenge } }),

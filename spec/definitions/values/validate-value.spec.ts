@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { readDoc } from '../../support/readme/blocks.js';
 import {
   extractLocatorValue,
   resolveLocatorUrl,
@@ -158,19 +158,19 @@ describe('validateParameters()', () => {
   });
 });
 
-/** README's resource locator (its json block) and its table of entered values with the issues each gives. */
+/** The definitions guide's resource locator (docs/definitions.md: its json block) and its table of entered values with the issues each gives. */
 function readmeLocatorExample(): { definition: Parameters<typeof validateParameterValue>[0]; rows: { value: unknown; issues: string }[] } {
-  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  const readme = readDoc('docs/definitions.md');
   const section = readme.slice(readme.indexOf('A resource locator and three entered values:'));
   const definition = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)?.[1] ?? 'null') as Parameters<typeof validateParameterValue>[0];
   const rows = [...section.matchAll(/^\| `(\{ "__rl".*?\})` \| (.*) \|$/gm)].map((match) => ({ value: JSON.parse(match[1] as string) as unknown, issues: match[2] as string }));
   return { definition, rows };
 }
 
-describe('README\'s resource locator example', () => {
-  it('gives the issues README shows for its three values', () => {
+describe('the definitions guide\'s resource locator example', () => {
+  it('gives the issues the guide shows for its three values', () => {
     const { definition, rows } = readmeLocatorExample();
-    expect(rows, 'README rows').to.have.length(3);
+    expect(rows, 'the guide\'s rows').to.have.length(3);
     const shown = rows.map(({ value }) => {
       const found = validateParameterValue(definition, value);
       return found.length === 0 ? `none; \`extractLocatorValue()\` gives \`${String(extractLocatorValue(definition as never, value as never))}\`` : found.map((issue) => `\`${issue.code}\`: \`${issue.message}\``).join(', ');

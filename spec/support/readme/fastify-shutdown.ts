@@ -1,5 +1,5 @@
 /**
- * README's Fastify app, run as printed in a child process: the block is read from README, compiled to JavaScript and
+ * The Fastify app of docs/hosts.md, run as printed in a child process: the block is read from that guide, compiled to JavaScript and
  * given the real modules for its imports. Only two things differ from the printed file: its executor is replaced by
  * one that never settles and ignores `run.signal` (a run still in flight at shutdown), and it listens on a free port,
  * which it reports as `{ port }` over IPC (and `{ running: true }` once the run has started). Its own `SIGTERM` line and close hook are kept, so the spec sees what the
@@ -9,11 +9,11 @@ import middie from '@fastify/middie';
 import Fastify from 'fastify';
 import ts from 'typescript';
 import { createWebhookMiddleware, MemoryWebhookRegistry } from 'workflow-webhooks';
-import { readmeBlock } from './blocks.js';
+import { docBlock } from './blocks.js';
 
-const printed = readmeBlock('## Fastify');
+const printed = docBlock('docs/hosts.md', '## Fastify');
 const executor = /const executor[^\n]*\n[\s\S]*?\n\}\);\n/;
-if (!executor.test(printed)) throw new Error('README\'s Fastify block no longer defines `const executor … });` for this runner to replace');
+if (!executor.test(printed)) throw new Error('The hosts guide\'s Fastify block no longer defines `const executor … });` for this runner to replace');
 const block = printed
   .replace(executor, 'const executor = () => { process.send?.({ running: true }); return new Promise(() => undefined); };\n')
   .replace('port: 3000', 'port: 0');

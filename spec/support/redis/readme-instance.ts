@@ -1,5 +1,5 @@
 /**
- * One instance of a backend that follows README's "Several instances" code as printed: the block is read from README,
+ * One instance of a backend that follows the "Several instances" code of docs/instances.md as printed: the block is read from that guide,
  * compiled to JavaScript, its imports given the real modules, and run with an Express app and an executor, which the
  * block leaves to the reader. REDIS_URL says where Redis is; DROP_ERROR_LISTENER=1 runs the block without its
  * `client.on('error', …)` line, as a user who skipped it would. It activates one workflow, listens on a free loopback
@@ -10,9 +10,9 @@ import { createClient } from 'redis';
 import ts from 'typescript';
 import { createWebhookMiddleware, type WebhookExecutor, type WebhookRegistry } from 'workflow-webhooks';
 import { RedisWebhookRegistry } from 'workflow-webhooks/redis';
-import { readmeBlock } from '../readme/blocks.js';
+import { docBlock } from '../readme/blocks.js';
 
-let block = readmeBlock('## Several instances');
+let block = docBlock('docs/instances.md', '# Several instances');
 if (process.env.DROP_ERROR_LISTENER === '1') block = block.split('\n').filter((line) => !line.includes("client.on('error'")).join('\n');
 const body = ts.transpileModule(block, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText
   .split('\n').filter((line) => !line.startsWith('import ')).join('\n');

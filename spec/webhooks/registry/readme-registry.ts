@@ -1,5 +1,5 @@
 /**
- * README's "Write your own registry" example, verbatim below this comment: readme-registry.spec.ts checks that README
+ * The "Write your own registry" example of docs/workflows.md, verbatim below this comment: readme-registry.spec.ts checks that the guide
  * still shows exactly this code, and runs the registry conformance suite on it.
  */
 import {

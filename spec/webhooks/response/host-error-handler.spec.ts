@@ -4,11 +4,11 @@ import express4 from 'express4';
 import request from 'supertest';
 import ts from 'typescript';
 import { createWebhookMiddleware, MemoryWebhookRegistry, WebhookError, type WebhookExecutor } from '../../../lib/index.js';
-import { compileErrors, readmeBlock } from '../../support/readme/blocks.js';
+import { compileErrors, docBlock } from '../../support/readme/blocks.js';
 import { workflow } from '../../support/workflows.js';
 
-/** README's error handler for `errorHandling: 'next'`, exactly as printed. */
-const block = readmeBlock('## Errors');
+/** The errors guide's error handler (docs/errors.md) for `errorHandling: 'next'`, exactly as printed. */
+const block = docBlock('docs/errors.md', '# Errors');
 const imports = block.split('\n').filter((line) => line.startsWith('import ')).join('\n');
 const rest = block.split('\n').filter((line) => !line.startsWith('import ')).join('\n');
 
@@ -25,7 +25,7 @@ const AsyncFunction = Function as unknown as new (...args: string[]) => Mounts;
 const mountAsPrinted = new AsyncFunction('app', 'registry', 'executor', 'createWebhookMiddleware', 'WebhookError',
   ts.transpileModule(rest, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText);
 
-describe('README\'s error handler for errorHandling: \'next\'', function () {
+describe('the errors guide\'s error handler for errorHandling: \'next\'', function () {
   this.timeout(30_000);
 
   it('compiles as printed under strict', () => {
