@@ -12,16 +12,16 @@ const waitNode = (name: unknown, extra: Record<string, unknown> = {}): Record<st
 
 describe('Wait nodes of an imported export', () => {
   it('gives the enabled, named Wait nodes that resume on a call, by name', () => {
-    const workflow = fromWorkflowExport({ id: 'wf', nodes: [
+    const workflow = fromWorkflowExport(JSON.stringify({ id: 'wf', nodes: [
       webhookNode, waitNode('Approve', { credentials: { a: 1 } }), waitNode('Off', { disabled: true }), waitNode(7),
       waitNode('Timer', { parameters: { resume: 'timeInterval' } }), { name: 'Other', type: 'n8n-nodes-base.set', parameters: { resume: 'webhook' } },
       null,
-    ] });
+    ] }));
     expect(workflow.waits).to.deep.equal({ Approve: { nodeName: 'Approve', credentials: { a: 1 } } });
   });
 
   it('leaves out waits, a name, a typeVersion and credentials the export does not have', () => {
-    const workflow = fromWorkflowExport({ id: 'wf', name: 42, nodes: [webhookNode, waitNode('Timer', { parameters: { resume: 'timeInterval' } })] });
+    const workflow = fromWorkflowExport(JSON.stringify({ id: 'wf', name: 42, nodes: [webhookNode, waitNode('Timer', { parameters: { resume: 'timeInterval' } })] }));
     expect(workflow).to.deep.equal({ workflowId: 'wf', nodes: [{ name: 'Hook', type: 'n8n-nodes-base.webhook', parameters: { path: 'orders' } }] });
     expect(Object.keys(workflow)).to.deep.equal(['workflowId', 'nodes']);
     expect(Object.keys(workflow.nodes[0]!)).to.not.include.members(['typeVersion', 'credentials']);
