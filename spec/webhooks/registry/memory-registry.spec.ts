@@ -47,5 +47,22 @@ describe('MemoryWebhookRegistry', () => {
       expect(hit.found && hit.webhook.workflowId).to.equal('wf-1999');
       expect(await registry.list()).to.have.length(2000);
     });
+
+    it('lists only the webhooks of the workflow asked for, and none for an unknown one', async () => {
+      await registry.activate(workflow('a', { path: 'a' }));
+      await registry.activate(workflow('b', { path: 'b' }));
+      expect((await registry.list('b')).map((webhook) => webhook.workflowId)).to.deep.equal(['b']);
+      expect(await registry.list('unknown')).to.deep.equal([]);
+    });
+  });
+
+  describe('re-activation', () => {
+    it('lets a workflow take its own addresses again, with its new settings', async () => {
+      await registry.activate(workflow('wf', { path: 'orders', responseCode: 200 }));
+      await registry.activate(workflow('wf', { path: 'orders', responseCode: 202 }));
+      const found = await registry.lookup('production', 'GET', 'orders');
+      expect(found.found && found.webhook.parameters.responseCode).to.equal(202);
+      expect(await registry.list()).to.have.length(1);
+    });
   });
 });

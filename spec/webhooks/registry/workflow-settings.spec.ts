@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { MemoryWebhookRegistry, WebhookError, type WorkflowWebhooks } from '../../../lib/index.js';
+import { resolveWorkflowSettings } from '../../../lib/webhooks/registry/workflow-settings.js';
 
 /** A workflow's run settings (queue mode) are checked when it is activated, and travel with its webhooks. */
 function withSettings(settings: unknown): WorkflowWebhooks {
@@ -49,4 +50,32 @@ describe('workflow settings', () => {
       expect(error.message).to.include(named).and.include('Workflow "wf"');
     });
   }
+});
+
+describe('resolveWorkflowSettings', () => {
+  const resolve = (settings: unknown): unknown => resolveWorkflowSettings({ workflowId: 'wf', nodes: [], settings } as WorkflowWebhooks);
+  const code = (settings: unknown): unknown => {
+    try {
+      resolve(settings);
+    } catch (error) {
+      return (error as WebhookError).code;
+    }
+    return 'accepted';
+  };
+
+  it('gives nothing for absent, null or empty settings', () => {
+    for (const settings of [undefined, null, {}]) expect(resolve(settings), JSON.stringify(settings)).to.equal(undefined);
+  });
+
+  it('keeps counts without an idempotency header, and false means no header', () => {
+    expect(resolve({ concurrency: 2 })).to.deep.equal({ concurrency: 2 });
+    expect(resolve({ attempts: 3, idempotencyHeader: false })).to.deep.equal({ attempts: 3 });
+    expect(resolve({ idempotencyHeader: false })).to.equal(undefined);
+  });
+
+  it('refuses settings that are text, and a header name that is not text', () => {
+    expect(code('fast')).to.equal('WEBHOOK_INVALID_NODE');
+    expect(code({ idempotencyHeader: 5 })).to.equal('WEBHOOK_INVALID_NODE');
+    expect(code({ idempotencyHeader: null })).to.equal('WEBHOOK_INVALID_NODE');
+  });
 });
