@@ -52,5 +52,5 @@ export type { AcceptedRun, HandOffContext, HandOffExecutor } from './webhooks/ru
 export type * from './core/types.js';
 export type * from './webhooks/registry/contract.js';
 export type * from './core/waits.js';
-export type { WaitingMiddlewareOptions } from './waiting/settings.js';
+export type { WaitingMiddlewareOptions } from './webhooks/waiting/settings.js';
 export { HTTP_METHODS, RESPONSE_DATA, RESPONSE_MODES, AUTHENTICATIONS, SIGNATURE_SCHEMES } from './core/types.js';

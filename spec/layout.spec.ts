@@ -15,6 +15,11 @@ const WIRING = ['middleware.ts', 'call-wiring.ts', 'options.ts'];
  * contracts only, and only the wiring uses it, so no stage of a call depends on it.
  */
 const BESIDE = ['describe'];
+/**
+ * The address kinds the wiring composes beside production and test (waiting: the resume addresses). They rank with
+ * the wiring: they may use every stage, and no stage may use them.
+ */
+const ADDRESSES = ['waiting'];
 const MAX_LINES = 300;
 
 /**
@@ -35,7 +40,7 @@ const LAYER_OF: Record<string, Layer> = {
   'webhooks/registry': 'stages', 'webhooks/request': 'stages', 'webhooks/guards': 'stages', 'webhooks/body': 'stages',
   'webhooks/uploads': 'stages', 'webhooks/payload': 'stages', 'webhooks/run': 'stages', 'webhooks/response': 'stages',
   'webhooks/describe': 'stages',
-  webhooks: 'addresses', waiting: 'addresses',
+  webhooks: 'addresses', 'webhooks/waiting': 'addresses',
   redis: 'entries', queue: 'entries', 'queue/binary': 'entries', telemetry: 'entries',
   console: 'entries', 'console/calls': 'entries', 'console/listen': 'entries', 'console/page': 'entries',
   'console/page/form': 'entries', 'console/preview': 'entries', 'console/server': 'entries',
@@ -59,7 +64,7 @@ function sourceFiles(folder: string): string[] {
  */
 function rankOf(file: string): number {
   const [first, second] = relative(webhooks, file).split(sep);
-  if (second === undefined) return Infinity;
+  if (second === undefined || ADDRESSES.includes(first as string)) return Infinity;
   return BESIDE.includes(first as string) ? STAGES.indexOf('registry') : STAGES.indexOf(first as string);
 }
 
@@ -147,9 +152,9 @@ describe('the layout of lib/', () => {
     expect(silent).to.deep.equal([]);
   });
 
-  it('holds lib/webhooks in one folder per stage of the request path, plus the wiring and what is beside the path', () => {
+  it('holds lib/webhooks in one folder per stage of the request path, plus the wiring, the waiting addresses and what is beside the path', () => {
     const top = readdirSync(webhooks).sort();
-    expect(top).to.deep.equal([...STAGES, ...WIRING, ...BESIDE].sort());
+    expect(top).to.deep.equal([...STAGES, ...WIRING, ...ADDRESSES, ...BESIDE].sort());
   });
 
   it('lets only the wiring use a folder beside the request path, and that folder only the registry and the core', () => {

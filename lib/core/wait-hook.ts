@@ -20,7 +20,7 @@ export interface RunIdentity {
   resume: RunResume | undefined;
 }
 
-/** The waiting side of one run, as the run stage uses it; the waiting addresses (lib/waiting/run-waits.ts) make it. */
+/** The waiting side of one run, as the run stage uses it; the waiting addresses (lib/webhooks/waiting/run-waits.ts) make it. */
 export interface RunWaitsSide {
   resumeUrlFor(suffix: string): string;
   waitForCall(options?: WaitForCallOptions): Promise<TriggerItem>;

@@ -6,7 +6,7 @@ import { safeLogger, STDERR_LOGGER, type WebhookLogger } from '../core/logger.js
 import { byteSize, publicUrl, type ByteSize } from '../core/option-checks.js';
 import { DEFAULT_LIMITS } from '../core/option-limits.js';
 import type { WebhookRegistry } from '../webhooks/registry/contract.js';
-import { resolveWaiting, type WaitingMiddlewareOptions, type WaitingSettings } from '../waiting/settings.js';
+import { resolveWaiting, type WaitingMiddlewareOptions, type WaitingSettings } from '../webhooks/waiting/settings.js';
 import type { ExecutionResult } from '../core/types.js';
 import type { QueuedWebhookRun } from './worker-run.js';
 import type { BinaryStore } from './binary/store.js';

@@ -6,8 +6,8 @@
 import { WebhookError } from '../core/errors.js';
 import type { CallEvents } from '../core/events.js';
 import type { ExecutionResult, HttpMethod, TriggerItem, WebhookKind, WebhookRun, WorkflowResponse } from '../core/types.js';
-import { RunWaits } from '../waiting/run-waits.js';
-import type { WaitingSettings } from '../waiting/settings.js';
+import { RunWaits } from '../webhooks/waiting/run-waits.js';
+import type { WaitingSettings } from '../webhooks/waiting/settings.js';
 import type { RunResume, SuspendedWait, SuspendOptions } from '../core/waits.js';
 import type { WebhookJobData } from './job-data.js';
 

@@ -18,7 +18,7 @@ import { allowedHosts, fail, group, prefix, publicUrl, resolveTelemetry } from '
 
 export type { WebhookLimitsOptions, WebhookUploadsOptions } from '../core/option-limits.js';
 import type { WorkflowFailureContext } from './run/report.js';
-import { resolveWaitingOptions, type ResolvedWaitingOptions, type WaitingMiddlewareOptions } from '../waiting/settings.js';
+import { resolveWaitingOptions, type ResolvedWaitingOptions, type WaitingMiddlewareOptions } from './waiting/settings.js';
 import { resolveOpenApiRoute, type OpenApiRouteOptions, type ResolvedOpenApiRoute } from './describe/settings.js';
 
 export interface WebhookMiddlewareOptions extends WaitingMiddlewareOptions {

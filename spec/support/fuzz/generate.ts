@@ -4,7 +4,7 @@
  * prototype-pollution keys, invalid UTF-8, wrong content lengths, broken chunking, bad credentials and origins, and
  * resume addresses with malformed ids, wrong, missing and doubled signatures and other suffixes.
  */
-import { signWait } from '../../../lib/waiting/address.js';
+import { signWait } from '../../../lib/webhooks/waiting/address.js';
 
 export interface FuzzRequest {
   id: string;

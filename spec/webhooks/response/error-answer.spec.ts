@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import express from 'express';
 import request from 'supertest';
 import { createWebhookMiddleware, ERROR_CODES, MemoryWebhookRegistry, WebhookError, type WebhookCredential } from '../../../lib/index.js';
-import { signWait } from '../../../lib/waiting/address.js';
+import { signWait } from '../../../lib/webhooks/waiting/address.js';
 import { BASE, HOSTS } from '../../support/apps.js';
 
 const WAITING_SECRET = 'a-waiting-secret-of-at-least-32-characters';

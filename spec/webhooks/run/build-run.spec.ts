@@ -11,8 +11,8 @@ import { buildRun, buildTriggerItem, type RunParts } from '../../../lib/webhooks
 import { BASE, HOSTS } from '../../support/apps.js';
 import { publish, waitingApp, type WaitingApp } from '../../support/waiting/app.js';
 import { deferred } from '../../support/workflows.js';
-import { runWaitsOpener } from '../../../lib/waiting/run-waits.js';
-import type { WaitingSettings } from '../../../lib/waiting/settings.js';
+import { runWaitsOpener } from '../../../lib/webhooks/waiting/run-waits.js';
+import type { WaitingSettings } from '../../../lib/webhooks/waiting/settings.js';
 
 function parts(extra: { payload?: Partial<RunParts['payload']>; jwtPayload?: Record<string, unknown>; resume?: RunParts['resume'] } = {}): RunParts {
   return {

@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { MemoryWebhookRegistry } from 'workflow-webhooks';
 import type { QueuedWebhookRun } from 'workflow-webhooks/queue';
-import { BASE, queueSetup } from '../support/queue/setup.js';
-import { RedisServer, REDIS } from '../support/redis-server.js';
-import { findService, markNotRun } from '../support/services.js';
-import { pathOf, SECRET } from '../support/waiting/app.js';
+import { BASE, queueSetup } from '../../support/queue/setup.js';
+import { RedisServer, REDIS } from '../../support/redis-server.js';
+import { findService, markNotRun } from '../../support/services.js';
+import { pathOf, SECRET } from '../../support/waiting/app.js';
 
 if (findService(REDIS) === undefined) {
   markNotRun('waiting webhooks in queue mode', REDIS);

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import type { TriggerItem, WebhookExecutor } from '../../lib/index.js';
-import { BASE, HOSTS } from '../support/apps.js';
-import { publish, waitingApp, type WaitingApp } from '../support/waiting/app.js';
+import type { TriggerItem, WebhookExecutor } from '../../../lib/index.js';
+import { BASE, HOSTS } from '../../support/apps.js';
+import { publish, waitingApp, type WaitingApp } from '../../support/waiting/app.js';
 
 const START = `${BASE}/webhook/start`;
 

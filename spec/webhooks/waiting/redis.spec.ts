@@ -3,10 +3,10 @@ import { expect } from 'chai';
 import request from 'supertest';
 import type { WebhookExecutor } from 'workflow-webhooks';
 import { RedisWebhookRegistry } from 'workflow-webhooks/redis';
-import { BASE, HOSTS } from '../support/apps.js';
-import { REDIS, RedisServer } from '../support/redis-server.js';
-import { findService, markNotRun } from '../support/services.js';
-import { pathOf, waitingApp, type WaitingApp } from '../support/waiting/app.js';
+import { BASE, HOSTS } from '../../support/apps.js';
+import { REDIS, RedisServer } from '../../support/redis-server.js';
+import { findService, markNotRun } from '../../support/services.js';
+import { pathOf, waitingApp, type WaitingApp } from '../../support/waiting/app.js';
 
 const START = `${BASE}/webhook/start`;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

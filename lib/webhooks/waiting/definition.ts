@@ -2,15 +2,15 @@
  * A wait's options, checked and defaulted the way a Webhook node's parameters are (the same resolver, so guards,
  * payload parsing and response plans treat a resume call as any webhook call), and the webhook a resume call matches.
  */
-import { WebhookError } from '../core/errors.js';
-import { resolveLimits } from '../core/option-limits.js';
-import { resolveParameters } from '../webhooks/registry/resolve-workflow.js';
-import type { RegisteredWebhook, ResolvedWebhookParameters } from '../webhooks/registry/contract.js';
-import type { PayloadLimits } from '../webhooks/body/limits.js';
-import type { RequestLimits } from '../webhooks/request/limits.js';
-import type { HttpMethod, WebhookNode } from '../core/types.js';
+import { WebhookError } from '../../core/errors.js';
+import { resolveLimits } from '../../core/option-limits.js';
+import { resolveParameters } from '../registry/resolve-workflow.js';
+import type { RegisteredWebhook, ResolvedWebhookParameters } from '../registry/contract.js';
+import type { PayloadLimits } from '../body/limits.js';
+import type { RequestLimits } from '../request/limits.js';
+import type { HttpMethod, WebhookNode } from '../../core/types.js';
 import { SUFFIX } from './address.js';
-import type { WaitEntry, WaitOptions } from '../core/waits.js';
+import type { WaitEntry, WaitOptions } from '../../core/waits.js';
 
 export interface ResolvedWait {
   nodeName: string;

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { createWebhookMiddleware, describeWebhooks, fromWorkflowExport, MemoryWebhookRegistry } from '../../lib/index.js';
-import { BASE, HOSTS } from '../support/apps.js';
-import { SECRET } from '../support/waiting/app.js';
+import { createWebhookMiddleware, describeWebhooks, fromWorkflowExport, MemoryWebhookRegistry } from '../../../lib/index.js';
+import { BASE, HOSTS } from '../../support/apps.js';
+import { SECRET } from '../../support/waiting/app.js';
 
 describe('waiting addresses beside the other features', () => {
   it('are one templated path of the OpenAPI document, with the answers a resume call can get', async () => {

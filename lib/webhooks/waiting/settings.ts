@@ -3,13 +3,13 @@
  * settings every run and resume call uses: the secret, the store the registry lends, and this process's waiters.
  */
 import { randomUUID } from 'node:crypto';
-import { WebhookError } from '../core/errors.js';
-import { fail, prefix } from '../core/option-checks.js';
-import type { WebhookLogger } from '../core/logger.js';
-import type { PayloadLimits } from '../webhooks/body/limits.js';
-import type { RequestLimits } from '../webhooks/request/limits.js';
-import type { WebhookRegistry } from '../webhooks/registry/contract.js';
-import type { WebhookEventListener } from '../core/events.js';
+import { WebhookError } from '../../core/errors.js';
+import { fail, prefix } from '../../core/option-checks.js';
+import type { WebhookLogger } from '../../core/logger.js';
+import type { PayloadLimits } from '../body/limits.js';
+import type { RequestLimits } from '../request/limits.js';
+import type { WebhookRegistry } from '../registry/contract.js';
+import type { WebhookEventListener } from '../../core/events.js';
 import type { LocalWaiter } from './run-waits.js';
 
 export interface WaitingMiddlewareOptions {

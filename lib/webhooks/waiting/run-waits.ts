@@ -2,14 +2,14 @@
  * The waiting side of one run: its resume address (made on first use), `waitForCall()` (the run waits here for the
  * call), `suspend()` (the run ends and a call starts a new one), and what the run's end means for its address.
  */
-import { WebhookError } from '../core/errors.js';
-import type { ExecutionResult, TriggerItem, WebhookKind, WebhookRun } from '../core/types.js';
-import { errorFields } from '../core/logger.js';
+import { WebhookError } from '../../core/errors.js';
+import type { ExecutionResult, TriggerItem, WebhookKind, WebhookRun } from '../../core/types.js';
+import { errorFields } from '../../core/logger.js';
 import { newWaitId, signWait } from './address.js';
 import { resolveWait, type ResolvedWait } from './definition.js';
 import { notConfigured, type WaitingSettings } from './settings.js';
-import type { SuspendedWait, SuspendOptions, WaitEntry, WaitForCallOptions, WaitOptions } from '../core/waits.js';
-import type { OpenRunWaits, RunIdentity, RunWaitsSide } from '../core/wait-hook.js';
+import type { SuspendedWait, SuspendOptions, WaitEntry, WaitForCallOptions, WaitOptions } from '../../core/waits.js';
+import type { OpenRunWaits, RunIdentity, RunWaitsSide } from '../../core/wait-hook.js';
 
 /** How long a run holds its address while it runs without waiting. */
 const HOLD_MS = 24 * 60 * 60 * 1000;

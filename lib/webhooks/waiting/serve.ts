@@ -3,20 +3,20 @@
  * claim that lets exactly one call resume a wait. Everything between them (guards, payload) is the webhook path's.
  */
 import type { IncomingMessage } from 'node:http';
-import { WebhookError } from '../core/errors.js';
-import { errorFields } from '../core/logger.js';
-import { PREFLIGHT_VARY, preflightHeaders } from '../webhooks/guards/cors.js';
-import type { PreflightAnswer } from '../webhooks/guards/preflight.js';
-import { MethodNotAllowedError, type WebhookMatch } from '../webhooks/request/match.js';
-import type { RequestTarget } from '../webhooks/request/target.js';
-import type { ExecutionResult, HttpMethod, TriggerItem, WebhookRun } from '../core/types.js';
-import type { WebhookEventListener } from '../core/events.js';
-import type { WebhookRegistry } from '../webhooks/registry/contract.js';
-import type { Responder } from '../webhooks/response/workflow-responder.js';
+import { WebhookError } from '../../core/errors.js';
+import { errorFields } from '../../core/logger.js';
+import { PREFLIGHT_VARY, preflightHeaders } from '../guards/cors.js';
+import type { PreflightAnswer } from '../guards/preflight.js';
+import { MethodNotAllowedError, type WebhookMatch } from '../request/match.js';
+import type { RequestTarget } from '../request/target.js';
+import type { ExecutionResult, HttpMethod, TriggerItem, WebhookRun } from '../../core/types.js';
+import type { WebhookEventListener } from '../../core/events.js';
+import type { WebhookRegistry } from '../registry/contract.js';
+import type { Responder } from '../response/workflow-responder.js';
 import { readWaitingPath, signatureParameter, verifyWait, withoutSignature } from './address.js';
 import { resolveWait, waitWebhook, type ResolvedWait } from './definition.js';
 import type { WaitingSettings } from './settings.js';
-import type { WaitEntry } from '../core/waits.js';
+import type { WaitEntry } from '../../core/waits.js';
 
 export interface WaitMatch extends WebhookMatch {
   entry: WaitEntry;

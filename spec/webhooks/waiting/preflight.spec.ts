@@ -4,9 +4,9 @@
  */
 import { expect } from 'chai';
 import request from 'supertest';
-import type { WebhookExecutor } from '../../lib/index.js';
-import { BASE, HOSTS } from '../support/apps.js';
-import { publish, waitingApp, type WaitingApp } from '../support/waiting/app.js';
+import type { WebhookExecutor } from '../../../lib/index.js';
+import { BASE, HOSTS } from '../../support/apps.js';
+import { publish, waitingApp, type WaitingApp } from '../../support/waiting/app.js';
 
 const START = `${BASE}/webhook/start`;
 const PREFLIGHT_VARY = 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers';

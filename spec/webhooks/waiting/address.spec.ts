@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import type { TriggerItem } from '../../lib/index.js';
-import { BASE, HOSTS } from '../support/apps.js';
-import { eventually } from '../support/temp-dir.js';
-import { publish, waitingApp, type WaitingApp } from '../support/waiting/app.js';
+import type { TriggerItem } from '../../../lib/index.js';
+import { BASE, HOSTS } from '../../support/apps.js';
+import { eventually } from '../../support/temp-dir.js';
+import { publish, waitingApp, type WaitingApp } from '../../support/waiting/app.js';
 
 const START = `${BASE}/webhook/start`;
 const host = HOSTS[0] as (typeof HOSTS)[number];
