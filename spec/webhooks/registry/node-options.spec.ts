@@ -7,15 +7,8 @@ import { expect } from 'chai';
 import {
   compileAllowlist, isHeaderName, isHeaderValue, parseAllowedOrigins, resolveResponseHeaders,
 } from '../../../lib/webhooks/registry/node-options.js';
+import { refusal } from '../../support/refusal.js';
 
-function refusal(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return (error as { code?: unknown }).code;
-  }
-  return 'accepted';
-}
 
 describe('node options', () => {
   describe('IP allowlist', () => {

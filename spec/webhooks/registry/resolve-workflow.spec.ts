@@ -8,19 +8,12 @@ import type { WebhookNode, WorkflowWebhooks } from '../../../lib/core/types.js';
 import {
   nodeWarnings, resolveMethods, resolveParameters, resolvePath, resolveWorkflowWebhooks,
 } from '../../../lib/webhooks/registry/resolve-workflow.js';
+import { refusal } from '../../support/refusal.js';
 
 function node(parameters: Record<string, unknown>, extra: Partial<WebhookNode> = {}): WebhookNode {
   return { name: 'Hook', parameters: { path: 'hook', ...parameters } as WebhookNode['parameters'], ...extra };
 }
 
-function refusal(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return (error as { code?: unknown }).code;
-  }
-  return 'accepted';
-}
 
 const refused = (parameters: Record<string, unknown>): unknown => refusal(() => resolveParameters(node(parameters)));
 

@@ -5,17 +5,10 @@
  */
 import { expect } from 'chai';
 import { waitOptionsOf, WAIT_NODE_TYPE } from '../../../lib/webhooks/registry/wait-export.js';
+import { refusal as code } from '../../support/refusal.js';
 
 const read = (parameters: Record<string, unknown>, credentials?: unknown): unknown => waitOptionsOf('wf', 'Wait', parameters, credentials);
 
-function code(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return (error as { code?: unknown }).code;
-  }
-  return 'accepted';
-}
 
 describe('Wait nodes of an export', () => {
   it('names the Wait node type of the known platform', () => {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { MemoryWebhookRegistry, WebhookError, type WorkflowWebhooks } from '../../../lib/index.js';
 import { resolveWorkflowSettings } from '../../../lib/webhooks/registry/workflow-settings.js';
+import { refusal as codeOf } from '../../support/refusal.js';
 
 /** A workflow's run settings (queue mode) are checked when it is activated, and travel with its webhooks. */
 function withSettings(settings: unknown): WorkflowWebhooks {
@@ -54,14 +55,7 @@ describe('workflow settings', () => {
 
 describe('resolveWorkflowSettings', () => {
   const resolve = (settings: unknown): unknown => resolveWorkflowSettings({ workflowId: 'wf', nodes: [], settings } as WorkflowWebhooks);
-  const code = (settings: unknown): unknown => {
-    try {
-      resolve(settings);
-    } catch (error) {
-      return (error as WebhookError).code;
-    }
-    return 'accepted';
-  };
+  const code = (settings: unknown): unknown => codeOf(() => resolve(settings));
 
   it('gives nothing for absent, null or empty settings', () => {
     for (const settings of [undefined, null, {}]) expect(resolve(settings), JSON.stringify(settings)).to.equal(undefined);
