@@ -11,44 +11,52 @@ import type { RegisteredWebhook } from '../registry/contract.js';
 import type { InFlight, TrackedCall } from './in-flight.js';
 import { noCleanup } from '../payload/index.js';
 
-export interface CallState extends TrackedCall {
+/**
+ * A class, not an object literal: V8 may decide to allocate the objects of a literal that often survives straight
+ * into the old generation, where a dead one keeps what it points to alive through young-generation collections.
+ */
+export class CallState implements TrackedCall {
   callId: string;
   events: CallEvents;
   inFlight: InFlight<CallState>;
-  executing: boolean;
+  inFlightSlot = -1;
+  executing = false;
   /** The failure was reported to onWorkflowError or the logger already. */
-  reported: boolean;
+  reported = false;
   /** Created on first use of run.signal, or by a deadline: most runs never look at it. */
-  controller: AbortController | undefined;
-  hungUp: boolean;
-  webhook: RegisteredWebhook | undefined;
+  controller: AbortController | undefined = undefined;
+  hungUp = false;
+  webhook: RegisteredWebhook | undefined = undefined;
   /** The response, until its connection is done; then only what was sent is kept. */
-  res: ServerResponse | undefined;
-  status: number | undefined;
-  completed: boolean;
+  res: ServerResponse | undefined = undefined;
+  status: number | undefined = undefined;
+  completed = false;
   /** Removes the call's temp files now; set once the payload is parsed. */
-  release: (() => Promise<void>) | undefined;
-  closed: boolean;
+  release: (() => Promise<void>) | undefined = undefined;
+  closed = false;
   /** The run settled, was told to stop, or never started. */
-  runOver: boolean;
+  runOver = false;
   /** The call's temp files are gone (or it had none). */
-  filesGone: boolean;
-  responded: boolean;
+  filesGone = false;
+  responded = false;
+  runStartedAt = 0;
   /** Why the middleware told the run to stop (hang-up, deadline, maxRunMs, shutdown); the first reason stays. */
-  stopReason: WebhookError | undefined;
+  stopReason: WebhookError | undefined = undefined;
   /**
    * Who answers the caller when the middleware stops the call: the wait for the run's answer while one is under way,
    * else the middleware's error writer. Cleared once the connection is done.
    */
-  onStop: ((reason: WebhookError) => void) | undefined;
+  onStop: ((reason: WebhookError) => void) | undefined = undefined;
+
+  constructor(callId: string, events: CallEvents, inFlight: InFlight<CallState>) {
+    this.callId = callId;
+    this.events = events;
+    this.inFlight = inFlight;
+  }
 }
 
 export function newCallState(callId: string, events: CallEvents, inFlight: InFlight<CallState>): CallState {
-  const state: CallState = {
-    callId, events, inFlight, executing: false, reported: false, controller: undefined, hungUp: false, webhook: undefined,
-    res: undefined, status: undefined, completed: false, release: undefined, closed: false, runOver: false,
-    filesGone: false, responded: false, runStartedAt: 0, stopReason: undefined, onStop: undefined,
-  };
+  const state = new CallState(callId, events, inFlight);
   inFlight.add(state);
   return state;
 }
