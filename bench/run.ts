@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- <name>]`: runs the benchmarks and prints Markdown tables. Never part of `npm test`.
- * Names: speed (the side-by-side table against bare node:http, Express and Node-RED), json, scale, form, multipart
+ * Names: speed (the side-by-side table: the limit and Express's ceiling, this middleware on node:http, in Express and
+ * in Fastify, older builds of it, then its per-call allocation and GC), alloc (only the latter), json, scale, form, multipart
  * (HTTP, autocannon), signed (signature verification), registry, definitions, upload (1 GiB), redis (starts its own
  * redis-server), topologies (the Redis registry on one server, a Redis Cluster and Sentinel), queue (queue mode
  * against in process; starts its own redis-server and workers), telemetry (the middleware with OpenTelemetry, without
@@ -27,9 +28,13 @@ const write = (text: string): boolean => process.stdout.write(text);
 
 write(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB; ` +
   `autocannon ${settings.connections} connections, ${settings.seconds} s × ${settings.rounds} rounds per contender\n\n`);
-if (wants('speed')) {
-  const speed = { seconds: Number(process.env.BENCH_SECONDS ?? 10), warmup: Number(process.env.BENCH_WARMUP ?? 3), rounds: settings.rounds, connections: 10, kinds: speedKinds(process.env.BENCH_KINDS) };
-  write(`## Side by side: the limit, Express, Node-RED and this middleware\n\n${await benchSpeed(speed)}\n\n`);
+if (wants('speed') || only === 'alloc') {
+  const kinds = speedKinds(process.env.BENCH_KINDS);
+  const throughput = only === 'alloc' ? undefined
+    : { seconds: Number(process.env.BENCH_SECONDS ?? 10), warmup: Number(process.env.BENCH_WARMUP ?? 3), rounds: settings.rounds, connections: 10, kinds };
+  const allocation = process.env.BENCH_ALLOC === '0' && only !== 'alloc' ? undefined
+    : { calls: Number(process.env.BENCH_ALLOC_CALLS ?? 100_000), warmup: Number(process.env.BENCH_ALLOC_WARMUP ?? 20_000), connections: 10 };
+  write(`## Side by side: the limit, Express, Fastify, older builds and this middleware\n\n${await benchSpeed({ throughput, allocation, kinds, contenders: process.env.BENCH_CONTENDERS })}\n\n`);
 }
 if (wants('telemetry')) {
   const telemetry = { seconds: Number(process.env.BENCH_SECONDS ?? 10), warmup: Number(process.env.BENCH_WARMUP ?? 3), rounds: Number(process.env.BENCH_ROUNDS ?? 5), connections: 10 };
