@@ -24,7 +24,8 @@ export interface RunParts {
   signal: () => AbortSignal;
   respond: (response: WorkflowResponse) => void;
   jwtPayload?: Record<string, unknown> | undefined;
-  callId: string;
+  /** The call's id, read when the run first asks for it (most runs never do, and a UUID is then never made). */
+  identity: { readonly callId: string };
   events: CallEvents;
   /**
    * Makes the run's waiting side on first use: the waiting addresses' own, passed in by the middleware, so this
@@ -63,8 +64,8 @@ class Run implements WebhookRun {
   outputIndex: number;
   items: WebhookRun['items'];
   respond: WebhookRun['respond'];
-  callId: string;
   resume?: RunResume;
+  readonly #identity: { readonly callId: string };
   readonly #signal: () => AbortSignal;
   readonly #baseUrl: string;
   readonly #events: CallEvents;
@@ -82,12 +83,16 @@ class Run implements WebhookRun {
     this.outputIndex = webhook.outputIndex;
     this.items = [buildTriggerItem(parts)] as WebhookRun['items'];
     this.respond = parts.respond;
-    this.callId = parts.callId;
+    this.#identity = parts.identity;
     this.#signal = parts.signal;
     this.#baseUrl = parts.baseUrl;
     this.#events = parts.events;
     this.#openWaits = parts.openWaits;
     if (parts.resume !== undefined) this.resume = parts.resume;
+  }
+
+  get callId(): string {
+    return this.#identity.callId;
   }
 
   /** Made on first use: most workflows never look at it, and an AbortController per call is not free. */

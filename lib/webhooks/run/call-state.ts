@@ -4,6 +4,7 @@
  * call. Plain flags rather than a promise per step: this runs for every call. The closures that outlive the answer
  * are made here, apart from the scopes that hold `req` and `res`, so that a run that goes on keeps neither alive.
  */
+import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { WebhookError } from '../../core/errors.js';
 import type { CallEvents } from '../../core/events.js';
@@ -16,7 +17,8 @@ import { noCleanup } from '../payload/index.js';
  * into the old generation, where a dead one keeps what it points to alive through young-generation collections.
  */
 export class CallState implements TrackedCall {
-  callId: string;
+  /** The caller's request id when it gave a sane one; else a UUID is made when first asked for (most calls never are). */
+  #callId: string | undefined;
   events: CallEvents;
   inFlight: InFlight<CallState>;
   inFlightSlot = -1;
@@ -39,24 +41,44 @@ export class CallState implements TrackedCall {
   /** The call's temp files are gone (or it had none). */
   filesGone = false;
   responded = false;
+  /** The call was answered with an error: a later error (the pipeline's own, after a stop answered it) is dropped. */
+  failed = false;
   runStartedAt = 0;
   /** Why the middleware told the run to stop (hang-up, deadline, maxRunMs, shutdown); the first reason stays. */
   stopReason: WebhookError | undefined = undefined;
   /**
-   * Who answers the caller when the middleware stops the call: the wait for the run's answer while one is under way,
-   * else the middleware's error writer. Cleared once the connection is done.
+   * Who answers the caller when the middleware stops the call while a run's answer is awaited (the deadline's
+   * wait); cleared once that wait is over, or the connection is done.
    */
   onStop: ((reason: WebhookError) => void) | undefined = undefined;
+  /**
+   * Whether a stop with no such wait is answered by `answerStop()` (the middleware's error answer): until the call
+   * is answered with an error, or its connection is done. A method and a flag, not a closure per call: V8 can let a
+   * closure kept on the state pin each call's objects through young collections (measured, bench/README.md).
+   */
+  answersStops = true;
 
-  constructor(callId: string, events: CallEvents, inFlight: InFlight<CallState>) {
-    this.callId = callId;
+  constructor(givenId: string | undefined, events: CallEvents, inFlight: InFlight<CallState>) {
+    this.#callId = givenId;
     this.events = events;
     this.inFlight = inFlight;
   }
+
+  /** Correlates the call's events, logs and run (`run.callId`). */
+  get callId(): string {
+    return this.#callId ??= randomUUID();
+  }
+
+  /** Answers the caller of a call stopped while no run's answer is awaited; the middleware's calls write an error. */
+  answerStop(_reason: WebhookError): void {}
+
+  /** The connection is done: the middleware's calls let go of their request side, which a run going on must not keep. */
+  connectionDone(): void {}
 }
 
-export function newCallState(callId: string, events: CallEvents, inFlight: InFlight<CallState>): CallState {
-  const state = new CallState(callId, events, inFlight);
+/** `givenId`: the caller's request id, already checked to be a sane token; undefined for a new UUID. */
+export function newCallState(givenId: string | undefined, events: CallEvents, inFlight: InFlight<CallState>): CallState {
+  const state = new CallState(givenId, events, inFlight);
   inFlight.add(state);
   return state;
 }
@@ -71,6 +93,8 @@ export function watchClose(res: ServerResponse, state: CallState): void {
   res.on('close', () => {
     state.res = undefined;
     state.onStop = undefined;
+    state.answersStops = false;
+    state.connectionDone();
     state.closed = true;
     state.status = res.headersSent ? res.statusCode : undefined;
     state.completed = res.writableFinished;
@@ -107,7 +131,12 @@ function progress(state: CallState): void {
     state.responded = true;
     if (state.events.active) state.events.emit({ type: 'responded', status: state.status, completed: state.completed });
   }
-  if (state.runOver && state.filesGone) state.inFlight.remove(state);
+  if (state.runOver && state.filesGone) {
+    state.inFlight.remove(state);
+    // The payload's cleanup holds the call's body: a run that goes on, or anything else still holding the state,
+    // must not keep it alive.
+    state.release = undefined;
+  }
 }
 
 /**
@@ -118,7 +147,9 @@ export function stopRun(state: CallState, reason: WebhookError): void {
   state.stopReason ??= reason;
   controllerOf(state).abort(reason);
   endRun(state);
-  if (reason.code !== 'BODY_ABORTED') state.onStop?.(reason);
+  if (reason.code === 'BODY_ABORTED') return;
+  if (state.onStop !== undefined) state.onStop(reason);
+  else if (state.answersStops) state.answerStop(reason);
 }
 
 /**

@@ -21,6 +21,7 @@ function parts(extra: { payload?: Partial<RunParts['payload']>; jwtPayload?: Rec
     query: { q: '1' },
     payload: { body: { a: 1 }, cleanup: () => Promise.resolve(), ...extra.payload },
     baseUrl: 'https://hooks.example.com',
+    identity: { callId: 'call-1' },
     prefix: 'webhook',
     jwtPayload: extra.jwtPayload,
     resume: extra.resume,
