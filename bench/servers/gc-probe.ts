@@ -1,8 +1,7 @@
 /**
- * The server's side of the allocation measure (bench/speed/allocation.ts), over IPC: `gc-start` runs a full GC (the
- * window starts from a clean heap; the server is forked with --expose-gc), notes the used heap and starts a
- * `v8.GCProfiler`; `gc-stop` stops it and answers `gc-report` with the window's summary (bench/speed/gc-stats.ts) and the process's
- * CPU time over the window (every thread: main, GC helpers, libuv).
+ * The server's side of the allocation measure (bench/speed/allocation.ts), over IPC: `gc-start` notes the used heap
+ * and starts a `v8.GCProfiler`; `gc-stop` stops it and answers `gc-report` with the window's summary
+ * (bench/speed/gc-stats.ts) and the process's CPU time over the window (every thread: main, GC helpers, libuv).
  */
 import { GCProfiler, getHeapStatistics } from 'node:v8';
 import { summariseGc, type GcRecord } from '../speed/gc-stats.js';
@@ -11,7 +10,8 @@ export function serveGcProbe(): void {
   let window: { profiler: GCProfiler; usedAtStart: number; cpu: NodeJS.CpuUsage } | undefined;
   process.on('message', (message: { type?: string }) => {
     if (message.type === 'gc-start') {
-      globalThis.gc?.();
+      // No full GC first: one forced in the middle of the load promotes the calls under way and changes what V8
+      // decides afterwards (measured: a build that promotes nothing showed megabytes after a forced GC).
       const profiler = new GCProfiler();
       window = { profiler, usedAtStart: getHeapStatistics().used_heap_size, cpu: process.cpuUsage() };
       profiler.start();

@@ -47,7 +47,7 @@ function cells({ calls, summary, cpuMicros }: AllocationRow): string[] {
 }
 
 export function allocationReport(rows: AllocationRow[], settings: AllocationSettings): string {
-  const lines = [`Each server alone, pinned as above: ${fmt(settings.warmup)} calls of warm-up, a full GC, then ${fmt(settings.calls)} calls `
+  const lines = [`Each server alone, pinned as above: ${fmt(settings.warmup)} calls of warm-up, then ${fmt(settings.calls)} calls `
     + `(${settings.connections} connections) under v8.GCProfiler. Bytes are the JS heap's (Buffer contents, bodies and file bytes, live `
     + 'outside it); GC µs is the main thread\'s pause; CPU µs is the server process\'s, every thread, over the same calls.', '',
   '| column | contender | B allocated per call | B promoted per call | B promoted per scavenge | scavenges per 100 000 | mark-compacts per 100 000 | GC µs per call | CPU µs per call |',
