@@ -23,10 +23,10 @@ import { baseUrlResolver } from './request/host.js';
 import { documentRoute } from './describe/serve.js';
 import { InFlight } from './run/in-flight.js';
 import {
-  afterRun, cleanupOf, endFiles, endRun, releaseFiles, runTooLong, signalOf, stopperOf, stopRun, watchClose, type CallState,
+  afterRun, endFiles, endRun, releaseFiles, runTooLong, stopRun, watchClose, type CallState,
 } from './run/call-state.js';
 import { answerFrom, startCall, type Call, type StartedCall } from './response/answer-call.js';
-import { ignoreRespond, reporter } from './run/report.js';
+import { reporter } from './run/report.js';
 import { createResponder, NO_RESPONDER } from './response/workflow-responder.js';
 import { matchedFields, requestIdOf, replayMemoryOf, shuttingDown, warnOnce, workflowOf, writerOf } from './call-wiring.js';
 import { runWaitsOpener } from './waiting/run-waits.js';
@@ -165,6 +165,7 @@ async function handleCall(call: Served): Promise<void> {
   const { events } = state;
   let payload: Payload | undefined;
   let ended: Promise<unknown> | undefined;
+  let settled = false;
   try {
     if (context.inFlight.closing) throw shuttingDown();
     checkRequestLimits(req, options.limits);
@@ -192,7 +193,7 @@ async function handleCall(call: Served): Promise<void> {
     const auth = guarded instanceof Promise ? await guarded : guarded;
     const payloadSettings = waitMatch === undefined ? context.shared.payload : { ...context.shared.payload, limits: waitMatch.wait.limits };
     payload = await parsePayload(req, payloadSettings, webhook.parameters, auth !== undefined && 'signature' in auth ? auth.signature : undefined);
-    state.release = cleanupOf(payload);
+    state.release = payload.cleanup;
     const report = reporter(options, state, webhook, webhook.kind);
     const parameters = webhook.parameters;
     const responder = parameters.responseMode === 'responseNode'
@@ -206,10 +207,10 @@ async function handleCall(call: Served): Promise<void> {
       payload,
       baseUrl,
       prefix: target.kind === 'waiting' ? options.waiting.prefix : target.kind === 'test' ? options.testPrefix : options.productionPrefix,
-      signal: signalOf(state),
-      respond: parameters.responseMode === 'responseNode' ? responder.respond : ignoreRespond(report),
+      respond: parameters.responseMode === 'responseNode' ? responder.respond : undefined,
+      report,
       jwtPayload: auth !== undefined && 'jwtPayload' in auth ? auth.jwtPayload : undefined,
-      identity: state,
+      call: state,
       events,
       openWaits: context.openWaits,
     });
@@ -228,7 +229,7 @@ async function handleCall(call: Served): Promise<void> {
     // Resuming a run that waits here hands it the item now; nothing can fail between the claim and the hand-over.
     const resumedRun = resumed?.form === 'inRun' ? resumeInRun(context.waiting, waitMatch as WaitMatch, run, responder) : undefined;
     const answering: Call = {
-      res, run, executor: context.executor, parameters, headerPolicy: options.headerPolicy, responder, abort: stopperOf(state),
+      res, run, executor: context.executor, parameters, headerPolicy: options.headerPolicy, responder,
       deadline: options.deadline, stops: state, events, report,
       onSettled: claim?.settled, settings: webhook.settings, checkedHeader: auth?.checkedHeader,
       onRefused: resumed === undefined ? undefined : () => { giveBackWait(context.waiting, waitMatch as WaitMatch); },
@@ -239,11 +240,12 @@ async function handleCall(call: Served): Promise<void> {
     // A run handed off (queue mode) runs on a worker, whose own run keeps its resume address.
     if (resumedRun === undefined && !isHandOff(context.executor)) runStarted(run, started.ended);
     ended = started.ended;
+    settled = started.settled;
     if (started.answer !== undefined) await started.answer;
   } catch (error) {
     failCall(call, error);
   } finally {
     // The run's end (or, for a call refused before it, now) lets the call finish: its files go, then its state.
-    if (payload !== undefined) afterRun(ended, state, payload);
+    if (payload !== undefined) afterRun(ended, state, payload, settled);
   }
 }

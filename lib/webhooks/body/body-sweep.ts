@@ -17,8 +17,8 @@ export interface Reading {
  */
 const sweeps = new Map<number, { readings: SlotSet<Reading>; timer: NodeJS.Timeout }>();
 
-/** Ticks `reading` every `intervalMs` until the returned function is called. */
-export function watchBody(intervalMs: number, reading: Reading): () => void {
+/** Ticks `reading` every `intervalMs` until unwatchBody() is given the returned slot. */
+export function watchBody(intervalMs: number, reading: Reading): number {
   let sweep = sweeps.get(intervalMs);
   if (sweep === undefined) {
     const readings = new SlotSet<Reading>();
@@ -35,9 +35,10 @@ export function watchBody(intervalMs: number, reading: Reading): () => void {
     sweep = { readings, timer };
     sweeps.set(intervalMs, sweep);
   }
-  const { readings } = sweep;
-  const slot = readings.add(reading);
-  return () => {
-    readings.delete(slot, reading);
-  };
+  return sweep.readings.add(reading);
+}
+
+/** Stops ticking `reading` (its sweep goes on while it lives: a reading is in it). */
+export function unwatchBody(intervalMs: number, slot: number, reading: Reading): void {
+  sweeps.get(intervalMs)?.readings.delete(slot, reading);
 }

@@ -69,6 +69,16 @@ export class CallState implements TrackedCall {
     return this.#callId ??= randomUUID();
   }
 
+  /** The run's signal: made on first use (most runs never look at it), already aborted if the caller has gone. */
+  get signal(): AbortSignal {
+    return controllerOf(this).signal;
+  }
+
+  /** Tells the run to stop (see stopRun). */
+  stop(reason: WebhookError): void {
+    stopRun(this, reason);
+  }
+
   /** Answers the caller of a call stopped while no run's answer is awaited; the middleware's calls write an error. */
   answerStop(_reason: WebhookError): void {}
 
@@ -192,29 +202,23 @@ function controllerOf(state: CallState): AbortController {
   return state.controller;
 }
 
-export function signalOf(state: CallState): () => AbortSignal {
-  return () => controllerOf(state).signal;
-}
-
-export function stopperOf(state: CallState): (reason: WebhookError) => void {
-  return (reason) => stopRun(state, reason);
-}
-
-export function cleanupOf(payload: { cleanup(): Promise<void> }): () => Promise<void> {
-  return () => payload.cleanup();
-}
-
 /**
- * When the run settles, fulfilled or not (undefined: it never started): the run is over, then its temp files go (a
- * run past maxRunMs gave them up earlier).
+ * When the run settles, fulfilled or not: the run is over, then its temp files go (a run past maxRunMs gave them up
+ * earlier). `ended` undefined: no run started; `settledNow`: it settled already. Both finish the call at once, with
+ * no promise: that is every call whose executor answers at once.
  */
-export function afterRun(settled: Promise<unknown> | undefined, state: CallState, payload: { cleanup(): Promise<void> }): void {
-  const done = (): Promise<void> | undefined => {
-    endRun(state);
-    // Most calls have no temp files: no second step for them.
-    if (payload.cleanup === noCleanup) endFiles(state);
-    else return payload.cleanup().then(() => endFiles(state));
-    return undefined;
-  };
-  void (settled ?? Promise.resolve()).then(done, done);
+export function afterRun(ended: Promise<unknown> | undefined, state: CallState, payload: { cleanup(): Promise<void> }, settledNow = false): void {
+  if (ended === undefined || settledNow) {
+    runEnded(state, payload);
+    return;
+  }
+  const done = (): void => { runEnded(state, payload); };
+  ended.then(done, done);
+}
+
+function runEnded(state: CallState, payload: { cleanup(): Promise<void> }): void {
+  endRun(state);
+  // Most calls have no temp files: no second step for them.
+  if (payload.cleanup === noCleanup) endFiles(state);
+  else void payload.cleanup().then(() => endFiles(state));
 }
