@@ -63,8 +63,10 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
   let closed = false;
   const started = (async () => {
     const base = await baseClient(resolved.connection, resolved.logger, 'createWebhookWorker');
-    const command = openConnection(base, resolved.topology, resolved.logger, 'worker commands');
-    const publisher = openConnection(base, resolved.topology, resolved.logger, 'worker replies');
+    // Untimed, as BullMQ's own connections are (ioredis, no command timeout): while Redis is away a command waits for
+    // the connection instead of failing after 5 s, so a run that ended meanwhile is recorded once it is back.
+    const command = openConnection(base, resolved.topology, resolved.logger, 'worker commands', { untimed: true });
+    const publisher = openConnection(base, resolved.topology, resolved.logger, 'worker replies', { untimed: true });
     clients.push(command.client, publisher.client);
     if (closed) for (const client of clients) closeConnection(client);
     await Promise.all([command.ready, publisher.ready]);
