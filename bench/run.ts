@@ -3,7 +3,7 @@
  * Names: speed (the side-by-side table against bare node:http, Express and Node-RED), json, scale, form, multipart
  * (HTTP, autocannon), signed (signature verification), registry, definitions, upload (1 GiB), redis (starts its own
  * redis-server), topologies (the Redis registry on one server, a Redis Cluster and Sentinel), queue (queue mode
- * against in process; starts its own redis-server and workers), telemetry (the middleware with OpenTelemetry, without
+ * against in process, pinned to cores; starts its own redis-server and workers), telemetry (the middleware with OpenTelemetry, without
  * and with an SDK, and with the console mounted), replicas (queue mode with replica acknowledgement against without;
  * starts a primary and a replica).
  */
@@ -42,5 +42,5 @@ if (wants('definitions')) write(`## Definition validation (in process)\n\n${awai
 if (wants('upload')) write(`## 1 GiB multipart upload (server in its own process)\n\n${await benchUpload()}\n\n`);
 if (wants('redis')) write(`## Redis registry (redis-server started by the benchmark)\n\n${await benchRedis(settings)}\n\n`);
 if (wants('topologies')) write(`## Redis registry on one redis-server, a Redis Cluster and Sentinel (all started by the benchmark)\n\n${await benchRedisTopologies()}\n\n`);
-if (wants('queue')) write(`## Queue mode (redis-server, two workers and every web instance in processes of their own)\n\n${await benchQueue(settings)}\n\n`);
+if (wants('queue')) write(`## Queue mode (redis-server, workers and every web instance in processes of their own, pinned to cores)\n\n${await benchQueue(settings)}\n\n`);
 if (wants('replicas')) write(`## Queue mode with replica acknowledgement (a primary and one replica on loopback)\n\n${await benchReplicas(settings)}\n\n`);
