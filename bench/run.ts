@@ -4,7 +4,7 @@
  * in Fastify, older builds of it, then its per-call allocation and GC), alloc (only the latter), json, scale, form, multipart
  * (HTTP, autocannon), signed (signature verification), registry, definitions, upload (1 GiB), redis (starts its own
  * redis-server), topologies (the Redis registry on one server, a Redis Cluster and Sentinel), queue (queue mode
- * against in process; starts its own redis-server and workers), telemetry (the middleware with OpenTelemetry, without
+ * against in process, pinned to cores; starts its own redis-server and workers), telemetry (the middleware with OpenTelemetry, without
  * and with an SDK, and with the console mounted), replicas (queue mode with replica acknowledgement against without;
  * starts a primary and a replica).
  */
@@ -47,5 +47,5 @@ if (wants('definitions')) write(`## Definition validation (in process)\n\n${awai
 if (wants('upload')) write(`## 1 GiB multipart upload (server in its own process)\n\n${await benchUpload()}\n\n`);
 if (wants('redis')) write(`## Redis registry (redis-server started by the benchmark)\n\n${await benchRedis(settings)}\n\n`);
 if (wants('topologies')) write(`## Redis registry on one redis-server, a Redis Cluster and Sentinel (all started by the benchmark)\n\n${await benchRedisTopologies()}\n\n`);
-if (wants('queue')) write(`## Queue mode (redis-server, two workers and every web instance in processes of their own)\n\n${await benchQueue(settings)}\n\n`);
+if (wants('queue')) write(`## Queue mode (redis-server, workers and every web instance in processes of their own, pinned to cores)\n\n${await benchQueue(settings)}\n\n`);
 if (wants('replicas')) write(`## Queue mode with replica acknowledgement (a primary and one replica on loopback)\n\n${await benchReplicas(settings)}\n\n`);
