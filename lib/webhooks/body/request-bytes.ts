@@ -10,33 +10,46 @@ import type { WebhookError } from '../../core/errors.js';
 import { aborted, callerGone, RequestWatch, type BodyPace } from './request-watch.js';
 
 export function readRequestBytes(req: IncomingMessage, limit: number, tooLarge: () => WebhookError, pace: BodyPace): Promise<Buffer> {
-  if (callerGone(req)) return Promise.reject(aborted());
-  return new Promise((resolve, reject) => {
-    new WholeBody(req, pace, limit, tooLarge, resolve, reject).start();
-  });
+  return readWholeRequest(req, limit, tooLarge, pace, asBytes, undefined);
 }
 
-/** One body read whole: the watch of its pace, its chunks, and the promise it settles. */
-class WholeBody extends RequestWatch {
+const asBytes = (bytes: Buffer): Buffer => bytes;
+const ignore = (): void => undefined;
+
+/**
+ * Reads the body whole, then resolves with `convert(bytes, context)` (a parser: what it throws rejects), so that a
+ * body parsed as it ends costs one promise, not one for the bytes and another for what they become.
+ */
+export function readWholeRequest<T, C>(
+  req: IncomingMessage, limit: number, tooLarge: () => WebhookError, pace: BodyPace, convert: (bytes: Buffer, context: C) => T, context: C,
+): Promise<T> {
+  if (callerGone(req)) return Promise.reject(aborted());
+  const body = new WholeBody(req, pace, limit, tooLarge, convert, context);
+  return new Promise((resolve, reject) => { body.start(resolve, reject); });
+}
+
+/** One body read whole: the watch of its pace, its chunks, what it becomes, and the promise it settles. */
+class WholeBody<T, C> extends RequestWatch {
   readonly #chunks: Buffer[] = [];
   #size = 0;
   readonly #limit: number;
   readonly #tooLarge: () => WebhookError;
-  readonly #resolve: (bytes: Buffer) => void;
-  readonly #reject: (error: WebhookError) => void;
+  readonly #convert: (bytes: Buffer, context: C) => T;
+  readonly #context: C;
+  #resolve: (value: T) => void = ignore;
+  #reject: (error: unknown) => void = ignore;
 
-  constructor(
-    req: IncomingMessage, pace: BodyPace, limit: number, tooLarge: () => WebhookError,
-    resolve: (bytes: Buffer) => void, reject: (error: WebhookError) => void,
-  ) {
+  constructor(req: IncomingMessage, pace: BodyPace, limit: number, tooLarge: () => WebhookError, convert: (bytes: Buffer, context: C) => T, context: C) {
     super(req, pace);
     this.#limit = limit;
     this.#tooLarge = tooLarge;
-    this.#resolve = resolve;
-    this.#reject = reject;
+    this.#convert = convert;
+    this.#context = context;
   }
 
-  start(): void {
+  start(resolve: (value: T) => void, reject: (error: unknown) => void): void {
+    this.#resolve = resolve;
+    this.#reject = reject;
     this.req.on('data', this.#onData);
   }
 
@@ -55,7 +68,11 @@ class WholeBody extends RequestWatch {
 
   protected override completed(): void {
     const chunks = this.#chunks;
-    this.#resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.#size));
+    try {
+      this.#resolve(this.#convert(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.#size), this.#context));
+    } catch (error) {
+      this.#reject(error);
+    }
     // The watch stays reachable from the request's listeners until the request is collected: let go of the chunks
     // now, so a joined body is not held twice while the run works on it.
     chunks.length = 0;

@@ -24,7 +24,7 @@ export interface BodyPace {
   idleMs: number;
   /** Undefined: no minimum rate. */
   minRate: MinBodyRate | undefined;
-  /** The sweep's tick: a limit is noticed at most a tick after it passes. */
+  /** The sweep's tick: a limit is noticed at most two ticks after it passes (a watch starts at its first tick). */
   sweepMs: number;
 }
 
@@ -73,13 +73,17 @@ export abstract class RequestWatch implements Reading {
   protected readonly req: IncomingMessage;
   readonly #pace: BodyPace;
   /** The minimum rate, where the request has a socket that counts bytes (a request made up in a test may not). */
-  readonly #minRate: MinBodyRate | undefined;
-  readonly #startedAt: number;
-  readonly #firstByte: number;
+  #minRate: MinBodyRate | undefined;
+  /**
+   * The watch starts counting at the sweep's first look (-1 before it): a body that is in before then (nearly every
+   * one) never reads the clock or the socket's byte count; a limit is then noticed at most one more tick late.
+   */
+  #startedAt = -1;
+  #firstByte = 0;
   readonly #slot: number;
-  #bytesRead: number;
-  #lastByte: number;
-  #lastTick: number;
+  #bytesRead = 0;
+  #lastByte = 0;
+  #lastTick = 0;
   /** Time the body was held back by us (backpressure from a slow disk or parser): it is not the caller's. */
   #heldMs = 0;
   #stopped = false;
@@ -87,9 +91,6 @@ export abstract class RequestWatch implements Reading {
   constructor(req: IncomingMessage, pace: BodyPace) {
     this.req = req;
     this.#pace = pace;
-    this.#startedAt = this.#lastByte = this.#lastTick = Date.now();
-    this.#firstByte = this.#bytesRead = req.socket?.bytesRead ?? 0;
-    this.#minRate = typeof req.socket?.bytesRead === 'number' ? pace.minRate : undefined;
     this.#slot = watchBody(pace.sweepMs, this);
     // No 'error' listener: a request emits 'error' only to listeners it has, and every hang-up or failure of the
     // connection also closes it before it is complete. The listeners stay on the request once stopped (they do
@@ -126,6 +127,13 @@ export abstract class RequestWatch implements Reading {
   };
 
   tick(now: number): void {
+    if (this.#startedAt === -1) {
+      const counted = this.req.socket?.bytesRead;
+      this.#startedAt = this.#lastByte = this.#lastTick = now;
+      this.#firstByte = this.#bytesRead = counted ?? 0;
+      this.#minRate = typeof counted === 'number' ? this.#pace.minRate : undefined;
+      return;
+    }
     const read = this.req.socket?.bytesRead ?? 0;
     const held = this.req.isPaused();
     if (read !== this.#bytesRead || held) {

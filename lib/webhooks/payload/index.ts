@@ -15,7 +15,7 @@ import type { BodyType, Kind, NodePayloadOptions, Parsed, Payload, PayloadSettin
 import { isJsonType, parseContentType, type ContentType } from '../body/content-type.js';
 import { limitError, type PayloadLimits } from '../body/limits.js';
 import { readBody } from '../body/read-body.js';
-import { readRequestBytes } from '../body/request-bytes.js';
+import { readRequestBytes, readWholeRequest } from '../body/request-bytes.js';
 import { aborted, callerGone } from '../body/request-watch.js';
 import { describeBinary } from '../uploads/binary-meta.js';
 import { parseStream, parseUploadFromRequest } from '../uploads/streamed.js';
@@ -161,13 +161,29 @@ async function readInflated(req: IncomingMessage, shared: PayloadSettings, tooLa
   }
 }
 
-/** A body parsed whole (JSON, form, text, XML): no temp files to clean up. */
-async function parseWhole(req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions, type: BodyType): Promise<Payload> {
-  const bytes = await readWholeBody(req, shared);
-  // fromBytes made a fresh object: completed in place rather than copied.
-  const payload = fromBytes(bytes, type, { limits: shared.limits, rawBody: node.rawBody }) as Payload;
-  payload.cleanup = noCleanup;
-  return payload;
+/** What a body parsed whole becomes, beside its bytes. */
+interface Whole {
+  type: BodyType;
+  limits: PayloadLimits;
+  rawBody: boolean;
+}
+
+/**
+ * A body parsed whole (JSON, form, text, XML): no temp files to clean up. An uncompressed one is parsed the moment
+ * its last byte is in, within the one promise of the read.
+ */
+function parseWhole(req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions, type: BodyType): Promise<Payload> {
+  const whole: Whole = { type, limits: shared.limits, rawBody: node.rawBody };
+  const { limits } = shared;
+  const tooLarge = (): WebhookError => limitError('LIMIT_BODY_SIZE', limits);
+  if (contentEncoding(req) !== 'identity') return readInflated(req, shared, tooLarge).then((bytes) => wholePayload(bytes, whole));
+  if (Number(req.headers['content-length'] ?? 0) > limits.bodySize) return Promise.reject(tooLarge());
+  return readWholeRequest(req, limits.bodySize, tooLarge, shared.pace, wholePayload, whole);
+}
+
+function wholePayload(bytes: Buffer, { type, limits, rawBody }: Whole): Payload {
+  const body = parseBuffered(type.kind, bytes, type.contentType, limits);
+  return rawBody ? { body, binary: { data: rawBinary(type.mimeType, bytes) }, cleanup: noCleanup } : { body, cleanup: noCleanup };
 }
 
 async function parseWithTempFiles(

@@ -102,6 +102,11 @@ export class RouteTable {
 
   /** Finds the webhook for a request path (percent-encoded, no leading slash); throws REQUEST_INVALID_PATH. */
   lookup(method: string, rawPath: string): WebhookLookup {
+    // Nearly every call: a path with nothing to decode or trim, registered as it was sent.
+    if (rawPath.charCodeAt(rawPath.length - 1) !== 47 && rawPath.indexOf('%') === -1 && rawPath.indexOf('\0') === -1) {
+      const hit = this.#staticRoutes.get(rawPath)?.[method as HttpMethod];
+      if (hit !== undefined) return { found: true, webhook: hit, params: {} };
+    }
     const path = decodeRequestPath(rawPath);
     const methods = this.#staticRoutes.get(path.decoded);
     // Prototype-less: a method named "__proto__" or "constructor" finds nothing.

@@ -81,8 +81,8 @@ const ignore = (): void => undefined;
 export function startCall(call: Call): StartedCall {
   if (isHandOff(call.executor)) return startHandedOff(call, call.executor);
   // Only what reporting needs: a run that outlives its answer must not keep the request and response alive.
-  const { outcome, settled } = reportedExecution(new Reporting(call));
-  return answerFrom(call, outcome, settled);
+  const { outcome, settled, failed } = reportedExecution(new Reporting(call));
+  return answerFrom(call, outcome, settled, failed);
 }
 
 /** What reporting a run needs of its call, and no more (a class: it lives as long as the run). */
@@ -106,10 +106,11 @@ class Reporting implements ExecutionReporting {
  * Answers as the responseMode says from a run's `execution`: the call's own run (above), or a run waiting in this
  * process that the call resumed (`run.waitForCall()`: nothing new runs, and `respond()` now answers this call).
  */
-export function answerFrom(call: Call, execution: Promise<ExecutionResult>, settled = false): StartedCall {
+export function answerFrom(call: Call, execution: Promise<ExecutionResult>, settled = false, failed = false): StartedCall {
   if (call.parameters.responseMode !== 'onReceived') return { answer: answerFromRun(call, execution), ended: execution, settled };
-  // The workflow runs on; its failure was reported by execute().
-  execution.catch(ignore);
+  // The workflow runs on, or failed: either way its failure was reported by execute(), and only the caller's answer
+  // is written here. A run that ended well at once cannot reject: nothing to catch.
+  if (!settled || failed) execution.catch(ignore);
   try {
     return { answer: writeResponse(call.res, receivedPlan(call.parameters, call.headerPolicy)), ended: execution, settled };
   } catch (error) {

@@ -83,6 +83,8 @@ export interface Execution {
   outcome: Promise<ExecutionResult>;
   /** The executor answered at once (not with a promise): its outcome is known, nothing runs on. */
   settled: boolean;
+  /** It settled, as a failure (`outcome` rejects). */
+  failed: boolean;
 }
 
 /**
@@ -97,20 +99,20 @@ export function reportedExecution(execution: ExecutionReporting): Execution {
   try {
     result = events.active ? events.within(() => execution.executor(run)) : execution.executor(run);
   } catch (error) {
-    return { outcome: Promise.reject(reportFailure(execution, failed(error))), settled: true };
+    return { outcome: Promise.reject(reportFailure(execution, failed(error))), settled: true, failed: true };
   }
   if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function') {
     try {
-      return { outcome: Promise.resolve(reportSuccess(execution, checkResult(result))), settled: true };
+      return { outcome: Promise.resolve(reportSuccess(execution, checkResult(result))), settled: true, failed: false };
     } catch (error) {
-      return { outcome: Promise.reject(reportFailure(execution, toWebhookError(error))), settled: true };
+      return { outcome: Promise.reject(reportFailure(execution, toWebhookError(error))), settled: true, failed: true };
     }
   }
   const outcome = Promise.resolve(result).then(
     (value) => reportSuccess(execution, checkResult(value)),
     (error: unknown) => { throw failed(error); },
   ).catch((error: unknown) => { throw reportFailure(execution, toWebhookError(error)); });
-  return { outcome, settled: false };
+  return { outcome, settled: false, failed: false };
 }
 
 function reportSuccess(execution: ExecutionReporting, result: ExecutionResult): ExecutionResult {
