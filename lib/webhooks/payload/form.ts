@@ -1,24 +1,28 @@
 /**
  * `application/x-www-form-urlencoded` bodies, flat as the known platform parses them: `a[b]=1` stays the key
- * `a[b]`, repeated keys become arrays. Invalid percent-encoding is kept as written rather than refused. One pass
- * over the text with indexOf, no array of pairs: this runs for every form call.
+ * `a[b]`, repeated keys become arrays. Invalid percent-encoding is kept as written rather than refused. One pass over
+ * the text by character code: a name or value is copied in runs between its `+` signs, and decoded only when it
+ * holds a valid `%XX` (most hold none); this runs for every form call.
  */
 import type { WebhookError } from '../../core/errors.js';
 import { addField, type Fields } from '../body/fields.js';
 import { decodeText } from './text.js';
 
-const PLUS = /\+/g;
+const AMPERSAND = 38;
+const EQUALS = 61;
+const PLUS = 43;
+const PERCENT = 37;
 
-/** `text[start, end)` decoded; `escaped` says whether the body has any `%` or `+` at all (most names have none). */
-function component(text: string, start: number, end: number, escaped: boolean): string {
-  const raw = text.slice(start, end);
-  if (!escaped || (raw.indexOf('%') === -1 && raw.indexOf('+') === -1)) return raw;
-  const spaced = raw.indexOf('+') === -1 ? raw : raw.replace(PLUS, ' ');
+function isHexDigit(code: number): boolean {
+  return (code >= 48 && code <= 57) || ((code | 32) >= 97 && (code | 32) <= 102);
+}
+
+/** Decodes a name or value whose `+` are spaces already; what does not decode is kept as written, run by run. */
+function decoded(text: string): string {
   try {
-    return decodeURIComponent(spaced);
+    return decodeURIComponent(text);
   } catch {
-    // Decode what can be decoded: each valid %XX run on its own, the rest as written.
-    return spaced.replace(/(%[0-9a-fA-F]{2})+/g, (run) => {
+    return text.replace(/(%[0-9a-fA-F]{2})+/g, (run) => {
       try { return decodeURIComponent(run); } catch { return run; }
     });
   }
@@ -28,26 +32,50 @@ export function parseFormBody(bytes: Buffer, charset: string | undefined, maxFie
   const fields: Fields = {};
   const text = decodeText(bytes, charset);
   const length = text.length;
-  if (length === 0) return fields;
-  const escaped = text.indexOf('%') !== -1 || text.indexOf('+') !== -1;
   let count = 0;
-  // The next '=' at or after the current pair, found once and kept until passed: scanning for it from every pair
-  // would read the rest of a body without '=' again for each of its pairs.
-  let equals = -1;
-  for (let start = 0; start <= length;) {
-    let end = text.indexOf('&', start);
-    if (end === -1) end = length;
-    if (end > start) {
-      count += 1;
-      if (count > maxFields) throw tooMany();
-      if (equals < start) {
-        equals = text.indexOf('=', start);
-        if (equals === -1) equals = length + 1;
+  /** The pair being read: its name so far, its value so far (once its `=` came), whether each holds a `%XX`. */
+  let name = '';
+  let value = '';
+  let inValue = false;
+  let nameEncoded = false;
+  let encoded = false;
+  /** Hex digits still expected after a `%`. */
+  let hexLeft = 0;
+  /** Where the pair began, and where the part of it not copied yet begins. */
+  let pairStart = 0;
+  let from = 0;
+  for (let index = 0; index <= length; index += 1) {
+    const code = index === length ? AMPERSAND : text.charCodeAt(index);
+    if (code === AMPERSAND) {
+      if (index > pairStart) {
+        if (inValue) value += text.slice(from, index);
+        else name += text.slice(from, index);
+        count += 1;
+        if (count > maxFields) throw tooMany();
+        addField(fields, (inValue ? nameEncoded : encoded) ? decoded(name) : name, inValue && encoded ? decoded(value) : value);
       }
-      const split = equals < end;
-      addField(fields, component(text, start, split ? equals : end, escaped), split ? component(text, equals + 1, end, escaped) : '');
+      name = value = '';
+      inValue = nameEncoded = encoded = false;
+      hexLeft = 0;
+      pairStart = from = index + 1;
+    } else if (code === EQUALS && !inValue) {
+      name += text.slice(from, index);
+      inValue = true;
+      nameEncoded = encoded;
+      encoded = false;
+      hexLeft = 0;
+      from = index + 1;
+    } else if (code === PLUS) {
+      if (inValue) value += `${text.slice(from, index)} `;
+      else name += `${text.slice(from, index)} `;
+      hexLeft = 0;
+      from = index + 1;
+    } else if (code === PERCENT) {
+      hexLeft = 2;
+    } else if (hexLeft > 0) {
+      hexLeft = isHexDigit(code) ? hexLeft - 1 : 0;
+      if (hexLeft === 0 && isHexDigit(code)) encoded = true;
     }
-    start = end + 1;
   }
   return fields;
 }
