@@ -40,6 +40,11 @@ export class KeyValueRegistry implements WebhookRegistry {
   }
 
   async lookup(kind: WebhookKind, method: string, path: string): Promise<WebhookLookup> {
+    return this.lookupNow(kind, method, path);
+  }
+
+  // Optional: routes kept in memory answer at once, and the middleware matches a call without a promise.
+  lookupNow(kind: WebhookKind, method: string, path: string): WebhookLookup {
     return kind === 'production' ? this.#routes.lookup(method, path) : this.#tests.lookup(method, path);
   }
 
