@@ -131,13 +131,18 @@ export class ReplyWaiters {
     this.#watches.delete(jobId);
   }
 
-  /** Stops looking at the job; the calls that waited for it, to be answered now. */
+  /**
+   * Stops looking at the job; the calls that waited for it, to be answered now. The watch lets go of them: V8 keeps
+   * a churned Map's replaced tables, and what their entries hold, alive through young collections for a while.
+   */
   #end(jobId: string): Waiter[] {
     const watch = this.#watches.get(jobId);
     if (watch === undefined) return [];
     clearInterval(watch.timer);
     this.#watches.delete(jobId);
-    return [...watch.waiters];
+    const waiters = [...watch.waiters];
+    watch.waiters.clear();
+    return waiters;
   }
 
   #respond(jobId: string, waiter: Waiter, message: Extract<ReplyMessage, { type: 'respond' }>): void {
