@@ -15,6 +15,7 @@ import { checkRequestLimits } from './request/limits.js';
 import { matchWebhook, notListening } from './request/match.js';
 import { corsHeaders } from './guards/cors.js';
 import { guardCall, type GuardSettings } from './guards/index.js';
+import { limitCall, rateLimitSettings, type RateLimitSettings } from './rate-limit/index.js';
 import { answerOptions } from './guards/preflight.js';
 import { bodyPace, parsePayload, type PayloadSettings } from './payload/index.js';
 import { parseQuery } from './payload/query.js';
@@ -64,6 +65,7 @@ export function createWebhookMiddleware(
   const prefixes = { production: resolved.productionPrefix, test: resolved.testPrefix, waiting: resolved.waiting.prefix };
   const shared: SharedSettings = {
     guard: { proxyHops: resolved.proxyHops, credentials: resolved.credentials, replay: replayMemoryOf(registry, executor) },
+    rateLimit: rateLimitSettings(resolved.rateLimit, resolved.proxyHops, registry, resolved.logger),
     payload: {
       limits: resolved.limits,
       tempDir: resolved.uploads.tempDir,
@@ -99,7 +101,7 @@ export function createWebhookMiddleware(
   const openWaits = runWaitsOpener(waiting);
   const context: Context = { registry, executor, options: resolved, shared, inFlight, baseUrlOf, waiting, openWaits, hub };
   const openApi = resolved.openApi && documentRoute(registry, resolved.openApi, {
-    productionPrefix: resolved.productionPrefix, timeoutStatus: resolved.deadline.status, credentials: resolved.credentials,
+    productionPrefix: resolved.productionPrefix, timeoutStatus: resolved.deadline.status, credentials: resolved.credentials, rateLimit: resolved.rateLimit.default,
     waitingPrefix: resolved.waiting.secret === undefined ? undefined : resolved.waiting.prefix,
     baseUrlOf: (req) => baseUrlOf(req, requestMountPath(req)),
   });
@@ -121,6 +123,7 @@ export function createWebhookMiddleware(
     publicUrl: resolved.publicUrl,
     openApiPath: resolved.openApi?.path,
     responseTimeoutMs: resolved.deadline.ms,
+    rateLimit: resolved.rateLimit.default,
     credentials: resolved.credentials,
     logger: resolved.logger,
   });
@@ -197,6 +200,7 @@ function serveCall(req: IncomingMessage, res: ServerResponse, next: (err?: unkno
 /** Settings of the stages, derived from the options once. */
 interface SharedSettings {
   guard: GuardSettings;
+  rateLimit: RateLimitSettings;
   payload: PayloadSettings;
 }
 
@@ -231,6 +235,8 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
   for (const name in cors) addHeader(res, name, cors[name] as string);
   const guarded = guardCall(req, webhook, wiring.shared.guard);
   const auth = guarded instanceof Promise ? await guarded : guarded;
+  const limited = limitCall(req, res, target.kind, webhook, wiring.shared.rateLimit, auth);
+  if (limited !== undefined) await limited;
   const payloadSettings = waitMatch === undefined ? wiring.shared.payload : { ...wiring.shared.payload, limits: waitMatch.wait.limits };
   const payload = await parsePayload(req, payloadSettings, webhook.parameters, auth !== undefined && 'signature' in auth ? auth.signature : undefined);
   state.release = cleanupOf(payload);
