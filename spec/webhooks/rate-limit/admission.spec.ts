@@ -172,7 +172,7 @@ describe('what a rate limit counts, and what a refused call costs', () => {
     const second = [await post('webhook/hook'), await post('webhook/hook')];
     expect(second.map((res) => res.status)).to.deep.equal([200, 429]);
     // The burst budget has room now, the steady one none: the refusal says to wait for the steady window.
-    const steady = /^"burst";r=1;t=1, "steady";r=0;t=(\d+)$/.exec(second[1]?.headers.ratelimit ?? '');
+    const steady = /^"burst";r=1;t=1, "steady";r=0;t=(\d+)$/.exec(String(second[1]?.headers.ratelimit));
     expect(Number(steady?.[1])).to.be.within(110, 119);
     expect(second[1]?.headers['retry-after']).to.equal(steady?.[1]);
     expect(runs).to.equal(3);
