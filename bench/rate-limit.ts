@@ -1,0 +1,178 @@
+/**
+ * `npm run bench -- ratelimit`: what a rate limit costs per call, as CPU time, which a shared machine measures far
+ * more steadily than throughput. One server per registry (the middleware on node:http, servers/rate-limit-server.ts,
+ * memory registry and Redis registry on a private redis-server), each in its own process; autocannon in another
+ * sends a fixed number of calls to one address at a time, and the server's `process.cpuUsage()` before and after
+ * gives µs per call (user + system, its GC included). The addresses: no limit; a limit with room, keyed by address,
+ * by caller address, by header; a spent limit (every call refused 429). Rounds alternate the order; medians.
+ * With Redis, redis-server's own CPU per call (INFO cpu) is reported beside. `BENCH_BASELINE=<git ref>` adds the
+ * unlimited address served by that ref's lib/ (extracted with git archive), to show an unlimited call costs what
+ * it did before rate limits. `BENCH_CALLS` sets the calls per measurement (default 20 000).
+ */
+import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createClient } from 'redis';
+import { median, stop } from './http.js';
+import { startRedis } from './redis-server.js';
+import { MemoryWebhookRegistry } from '../lib/index.js';
+import { limitCall, rateLimitSettings, resolveRateLimitOptions } from '../lib/webhooks/rate-limit/index.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+const SERVER = fileURLToPath(new URL('./servers/rate-limit-server.ts', import.meta.url));
+const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+const BODY = '{"order":1234,"items":[{"sku":"tea","qty":2}],"customer":{"name":"Ada"}}';
+
+interface Server { label: string; child: ChildProcess; port: number }
+interface Case { label: string; path: string; status: number; headers?: Record<string, string> }
+
+const CASES: Case[] = [
+  { label: 'no rate limit', path: '/webhook/open', status: 200 },
+  { label: 'limited, key address, with room', path: '/webhook/address', status: 200 },
+  { label: 'limited, key ip, with room', path: '/webhook/ip', status: 200 },
+  { label: 'limited, key x-api-key header, with room', path: '/webhook/header', status: 200, headers: { 'x-api-key': 'sk_live_bench_0123456789abcdef' } },
+  { label: 'limited, spent: refused 429', path: '/webhook/spent', status: 429 },
+];
+
+async function start(label: string, args: string[], env: NodeJS.ProcessEnv): Promise<Server> {
+  const child = fork(SERVER, args, { execArgv: ['--expose-gc', '--conditions=workflow-webhooks-source', '--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (message: { port: number }) => resolve(message.port));
+    child.once('exit', (code) => reject(new Error(`server ${label} exited with ${String(code)}`)));
+  });
+  return { label, child, port };
+}
+
+function cpuOf(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const heard = (message: { type?: string; usage?: NodeJS.CpuUsage }): void => {
+      if (message.type !== 'cpu' || message.usage === undefined) return;
+      child.off('message', heard);
+      resolve(message.usage.user + message.usage.system);
+    };
+    child.on('message', heard);
+    child.send({ type: 'cpu' });
+  });
+}
+
+/** Sends exactly `amount` calls over 10 connections; rejects if any got another status than the case's. */
+function send(port: number, one: Case, amount: number): Promise<void> {
+  const args = [AUTOCANNON, '-j', '-c', String(Math.min(10, amount)), '-a', String(amount), '-m', 'POST', '-H', 'content-type=application/json', '-b', BODY];
+  for (const [name, value] of Object.entries(one.headers ?? {})) args.push('-H', `${name}=${value}`);
+  args.push(`http://127.0.0.1:${port}${one.path}`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+    child.on('exit', () => {
+      try {
+        const result = JSON.parse(out) as { non2xx: number; errors: number; requests: { sent: number }; statusCodeStats?: Record<string, { count: number }> };
+        const wrong = one.status === 200 ? result.non2xx : amount - (result.statusCodeStats?.[String(one.status)]?.count ?? 0);
+        // A spent address let its one call through before the measured calls, so all of them must be refused.
+        if (result.errors > 0 || wrong > 0) reject(new Error(`${one.path}: ${wrong} calls answered otherwise than ${one.status}, ${result.errors} errors`));
+        else resolve();
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  });
+}
+
+/** redis-server's CPU so far, in µs (INFO cpu: its main thread and the rest). */
+async function redisCpu(url: string): Promise<number> {
+  const client = createClient({ url });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const info = await client.info('cpu');
+    const field = (name: string): number => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+    return Math.round((field('used_cpu_user') + field('used_cpu_sys')) * 1e6);
+  } finally {
+    client.destroy();
+  }
+}
+
+/** That ref's lib/, extracted once into .bench-baseline/<commit>/ (inside the repository: its node_modules resolve). */
+function baselineLib(ref: string): { dir: string; commit: string } {
+  const commit = execFileSync('git', ['rev-parse', '--short', ref], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const dir = join(ROOT, '.bench-baseline', commit);
+  if (!existsSync(join(dir, 'lib', 'index.ts'))) {
+    mkdirSync(dir, { recursive: true });
+    execFileSync('sh', ['-c', `git archive ${commit} lib | tar -x -C "${dir}"`], { cwd: ROOT });
+  }
+  return { dir: join(dir, 'lib'), commit };
+}
+
+/**
+ * The rate limit stage alone, in this process, for an address without a limit: what every unlimited call pays on
+ * top of what it paid before (nanoseconds per call over 10 million calls, the median of five runs).
+ */
+async function unlimitedStage(): Promise<string> {
+  const registry = new MemoryWebhookRegistry();
+  const [webhook] = await registry.activate({ workflowId: 'open', nodes: [{ name: 'Webhook', parameters: { path: 'open', httpMethod: 'POST' } }] });
+  const settings = rateLimitSettings(resolveRateLimitOptions(undefined), 0, registry, { warn: () => undefined, error: () => undefined });
+  const req = { headers: {} } as IncomingMessage;
+  const res = {} as ServerResponse;
+  const calls = 10_000_000;
+  const runs: number[] = [];
+  for (let run = 0; run < 5; run += 1) {
+    let checks = 0;
+    const started = process.hrtime.bigint();
+    for (let call = 0; call < calls; call += 1) if (limitCall(req, res, 'production', webhook as never, settings, undefined) === undefined) checks += 1;
+    runs.push(Number(process.hrtime.bigint() - started) / calls);
+    if (checks !== calls) throw new Error('an unlimited address was limited');
+  }
+  return `The stage for an address without a limit, alone in this process: ${median(runs).toFixed(1)} ns per call (${calls.toLocaleString('en')} calls, median of 5 runs).`;
+}
+
+export async function benchRateLimit(settings: { rounds: number }): Promise<string> {
+  const stage = await unlimitedStage();
+  const amount = Number(process.env.BENCH_CALLS ?? 20_000);
+  const redis = await startRedis();
+  const servers: Server[] = [];
+  const baseline = process.env.BENCH_BASELINE;
+  try {
+    servers.push(await start('memory registry', ['memory'], {}));
+    servers.push(await start('Redis registry', ['redis'], { BENCH_REDIS_URL: redis.url }));
+    let base: string | undefined;
+    if (baseline !== undefined) {
+      const { dir, commit } = baselineLib(baseline);
+      base = `memory registry, ${baseline} (${commit})`;
+      servers.push(await start(base, ['memory'], { BENCH_LIB_DIR: dir }));
+    }
+    const rows: { server: Server; one: Case }[] = servers.flatMap((server) => (server.label === base ? CASES.slice(0, 1) : CASES).map((one) => ({ server, one })));
+    const samples = new Map<string, number[]>();
+    const redisSamples = new Map<string, number[]>();
+    // Warm-up: every path of every server, and the spent addresses' one call through.
+    for (const { server, one } of rows) {
+      if (one.status === 429) await send(server.port, { ...one, status: 200 }, 1);
+      await send(server.port, one, Math.min(amount, 5000));
+    }
+    for (let round = 0; round < settings.rounds; round += 1) {
+      const order = round % 2 === 0 ? rows : [...rows].reverse();
+      for (const { server, one } of order) {
+        const key = `${server.label}\u0000${one.label}`;
+        const [before, redisBefore] = await Promise.all([cpuOf(server.child), redisCpu(redis.url)]);
+        await send(server.port, one, amount);
+        const [after, redisAfter] = await Promise.all([cpuOf(server.child), redisCpu(redis.url)]);
+        samples.set(key, [...(samples.get(key) ?? []), (after - before) / amount]);
+        redisSamples.set(key, [...(redisSamples.get(key) ?? []), (redisAfter - redisBefore) / amount]);
+      }
+    }
+    const lines = [stage, '', `${amount.toLocaleString('en')} calls per measurement, ${settings.rounds} rounds, median µs of CPU per call`, '',
+      '| registry | address | server µs/call | × no limit, same registry | redis-server µs/call |', '|---|---|---|---|---|'];
+    for (const { server, one } of rows) {
+      const cpu = median(samples.get(`${server.label}\u0000${one.label}`) ?? []);
+      const open = median(samples.get(`${server.label}\u0000${CASES[0]?.label as string}`) ?? []);
+      const onRedis = server.label === 'Redis registry' ? median(redisSamples.get(`${server.label}\u0000${one.label}`) ?? []).toFixed(1) : '—';
+      lines.push(`| ${server.label} | ${one.label} | ${cpu.toFixed(1)} | ${(cpu / open).toFixed(2)} | ${onRedis} |`);
+    }
+    return lines.join('\n');
+  } finally {
+    await Promise.all(servers.map(({ child }) => stop(child)));
+    await redis.stop();
+  }
+}
