@@ -4,7 +4,7 @@
  * memory registry and Redis registry on a private redis-server), each in its own process; autocannon in another
  * sends a fixed number of calls to one address at a time, and the server's `process.cpuUsage()` before and after
  * gives µs per call (user + system, its GC included). The addresses: no limit; a limit with room, keyed by address,
- * by caller address, by header; a spent limit (every call refused 429). Rounds alternate the order; medians.
+ * by caller address, by header; a spent limit (every call refused 429). Each limited address is measured right after or before the unlimited one of its server (the order flips every round), and the table gives the median of those paired ratios.
  * With Redis, redis-server's own CPU per call (INFO cpu) is reported beside. `BENCH_BASELINE=<git ref>` adds the
  * unlimited address served by that ref's lib/ (extracted with git archive), to show an unlimited call costs what
  * it did before rate limits. `BENCH_CALLS` sets the calls per measurement (default 20 000).
@@ -143,32 +143,56 @@ export async function benchRateLimit(settings: { rounds: number }): Promise<stri
       base = `memory registry, ${baseline} (${commit})`;
       servers.push(await start(base, ['memory'], { BENCH_LIB_DIR: dir }));
     }
-    const rows: { server: Server; one: Case }[] = servers.flatMap((server) => (server.label === base ? CASES.slice(0, 1) : CASES).map((one) => ({ server, one })));
-    const samples = new Map<string, number[]>();
-    const redisSamples = new Map<string, number[]>();
+    const [memory, onRedis] = servers as [Server, Server];
+    const cpu = new Map<string, number[]>();
+    const redisCpuOf = new Map<string, number[]>();
+    const ratios = new Map<string, number[]>();
+    const keyOf = (server: Server, one: Case): string => `${server.label}\u0000${one.label}`;
+    const push = (map: Map<string, number[]>, key: string, value: number): void => { map.set(key, [...(map.get(key) ?? []), value]); };
+    const measure = async (server: Server, one: Case): Promise<number> => {
+      const [before, redisBefore] = await Promise.all([cpuOf(server.child), redisCpu(redis.url)]);
+      await send(server.port, one, amount);
+      const [after, redisAfter] = await Promise.all([cpuOf(server.child), redisCpu(redis.url)]);
+      const perCall = (after - before) / amount;
+      push(cpu, keyOf(server, one), perCall);
+      push(redisCpuOf, keyOf(server, one), (redisAfter - redisBefore) / amount);
+      return perCall;
+    };
+    /** Two measurements back to back, in an order that flips every round; the second's CPU over the first's. */
+    const pair = async (round: number, first: [Server, Case], second: [Server, Case]): Promise<number> => {
+      if (round % 2 === 1) {
+        const later = await measure(...second);
+        return later / await measure(...first);
+      }
+      const earlier = await measure(...first);
+      return await measure(...second) / earlier;
+    };
+    const open = CASES[0] as Case;
     // Warm-up: every path of every server, and the spent addresses' one call through.
-    for (const { server, one } of rows) {
-      if (one.status === 429) await send(server.port, { ...one, status: 200 }, 1);
-      await send(server.port, one, Math.min(amount, 5000));
-    }
-    for (let round = 0; round < settings.rounds; round += 1) {
-      const order = round % 2 === 0 ? rows : [...rows].reverse();
-      for (const { server, one } of order) {
-        const key = `${server.label}\u0000${one.label}`;
-        const [before, redisBefore] = await Promise.all([cpuOf(server.child), redisCpu(redis.url)]);
-        await send(server.port, one, amount);
-        const [after, redisAfter] = await Promise.all([cpuOf(server.child), redisCpu(redis.url)]);
-        samples.set(key, [...(samples.get(key) ?? []), (after - before) / amount]);
-        redisSamples.set(key, [...(redisSamples.get(key) ?? []), (redisAfter - redisBefore) / amount]);
+    for (const server of servers) {
+      for (const one of server.label === base ? [open] : CASES) {
+        if (one.status === 429) await send(server.port, { ...one, status: 200 }, 1);
+        await send(server.port, one, Math.min(amount, 5000));
       }
     }
-    const lines = [stage, '', `${amount.toLocaleString('en')} calls per measurement, ${settings.rounds} rounds, median µs of CPU per call`, '',
-      '| registry | address | server µs/call | × no limit, same registry | redis-server µs/call |', '|---|---|---|---|---|'];
-    for (const { server, one } of rows) {
-      const cpu = median(samples.get(`${server.label}\u0000${one.label}`) ?? []);
-      const open = median(samples.get(`${server.label}\u0000${CASES[0]?.label as string}`) ?? []);
-      const onRedis = server.label === 'Redis registry' ? median(redisSamples.get(`${server.label}\u0000${one.label}`) ?? []).toFixed(1) : '—';
-      lines.push(`| ${server.label} | ${one.label} | ${cpu.toFixed(1)} | ${(cpu / open).toFixed(2)} | ${onRedis} |`);
+    for (let round = 0; round < settings.rounds; round += 1) {
+      const baseServer = servers[2];
+      if (baseServer !== undefined) push(ratios, keyOf(memory, open), await pair(round, [baseServer, open], [memory, open]));
+      for (const server of [memory, onRedis]) {
+        for (const one of CASES.slice(1)) push(ratios, keyOf(server, one), await pair(round, [server, open], [server, one]));
+      }
+    }
+    const lines = [stage, '', `${amount.toLocaleString('en')} calls per measurement, ${settings.rounds} rounds: median µs of CPU per call, and the median of`
+      + ' the rounds\' ratios, each of two measurements taken back to back on the same server (the first row: this build over the baseline)', '',
+      '| registry | address | server µs/call | ratio to no limit, same server | redis-server µs/call |', '|---|---|---|---|---|'];
+    for (const server of servers) {
+      for (const one of server.label === base ? [open] : CASES) {
+        const key = keyOf(server, one);
+        const ratio = ratios.get(key);
+        const redisShown = server === onRedis ? median(redisCpuOf.get(key) ?? []).toFixed(1) : '—';
+        const ratioShown = ratio === undefined ? '—' : server === memory && one === open ? `${median(ratio).toFixed(2)} of ${base as string}` : median(ratio).toFixed(2);
+        lines.push(`| ${server.label} | ${one.label} | ${median(cpu.get(key) ?? []).toFixed(1)} | ${ratioShown} | ${redisShown} |`);
+      }
     }
     return lines.join('\n');
   } finally {

@@ -45,6 +45,7 @@ export type {
   WebhookMiddlewareOptions,
   WebhookUploadsOptions,
 } from './webhooks/options.js';
+export type { RateLimitOptions } from './webhooks/rate-limit/settings.js';
 export type { WorkflowFailureContext } from './webhooks/run/report.js';
 export type { ByteSize } from './core/option-checks.js';
 export type { CallTelemetry, WebhookEvent, WebhookEventListener } from './core/events.js';

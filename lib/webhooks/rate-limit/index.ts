@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { rateLimitsOf, type RateLimitCharge, type RateLimitResult, type ResolvedRateLimitPolicy } from '../../core/rate-limits.js';
 import type { RegisteredWebhook } from '../registry/contract.js';
 import type { AuthOutcome } from '../guards/authenticate.js';
+import type { RequestTarget } from '../request/target.js';
 import type { PendingSignature } from '../guards/signature.js';
 import { callerBudget, digest, type CallerKeySettings } from './caller-key.js';
 import { limitField, policyField, rateLimited } from './fields.js';
@@ -56,8 +57,8 @@ function chargeOf(policy: ResolvedRateLimitPolicy, scope: string, budget: string
  * Undefined when the call is not limited (or is a signed one, limited once its signature holds); else the check,
  * which rejects with RATE_LIMITED when a budget is spent.
  */
-export function limitCall(req: IncomingMessage, res: ServerResponse, kind: string, webhook: RegisteredWebhook, settings: RateLimitSettings,
-  auth: AuthOutcome): Promise<void> | undefined {
+export function limitCall(req: IncomingMessage, res: ServerResponse, kind: RequestTarget['kind'], webhook: RegisteredWebhook,
+  settings: RateLimitSettings, auth: AuthOutcome): Promise<void> | undefined {
   if (kind !== 'production') return undefined;
   const policies = rateLimitsOf(webhook, settings.defaults);
   if (policies === undefined) return undefined;

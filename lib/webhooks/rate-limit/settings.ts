@@ -8,7 +8,7 @@ import { resolveRateLimits, type RateLimitPolicy, type ResolvedRateLimitPolicy }
 import type { WebhookLogger } from '../../core/logger.js';
 import type { WebhookRegistry } from '../registry/contract.js';
 import type { RateLimitSettings } from './index.js';
-import { RateLimitStore, type StoreFailure } from './store.js';
+import { RateLimitStore } from './store.js';
 
 export interface RateLimitOptions {
   /** The rate limit of every production address whose workflow's `settings.rateLimit` gives none (`false` there opts out). */
@@ -19,7 +19,7 @@ export interface RateLimitOptions {
    * When the registry's shared store (Redis) cannot count a call: `'local'` (default) counts it in this process until
    * the store answers again (each instance then lets the limit through); `'refuse'` answers 503 `REGISTRY_UNAVAILABLE`.
    */
-  storeFailure?: StoreFailure;
+  storeFailure?: 'local' | 'refuse';
   /** IPv6 callers of `key: 'ip'` count by this many leading bits of their address (one subscriber holds a /56 or /64). Default 56. */
   ipv6Prefix?: number;
   /**
@@ -32,7 +32,7 @@ export interface RateLimitOptions {
 export interface ResolvedRateLimitOptions {
   default: readonly ResolvedRateLimitPolicy[] | undefined;
   headers: 'always' | 'refused';
-  storeFailure: StoreFailure;
+  storeFailure: 'local' | 'refuse';
   ipv6Prefix: number;
   maxKeys: number;
 }
