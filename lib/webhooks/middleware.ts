@@ -1,7 +1,7 @@
 /**
  * The middleware only wires the stages of the request path, each in its own folder:
- * request (target, limits, match) → guards → payload (reading through body/ and uploads/) → run (dispatch, execute)
- * → response; and composes the addresses it serves: production and test, and the waiting ones of ../waiting/.
+ * request (target, limits, match) → guards → rate limit → payload (reading through body/ and uploads/) → run
+ * (dispatch, execute) → response; and composes the addresses it serves: production and test, and waiting/'s.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toWebhookError } from '../core/errors.js';
