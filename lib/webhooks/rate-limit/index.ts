@@ -5,7 +5,8 @@
  * spends anything, so a flood without valid credentials cannot use up a legitimate caller's budget: for a signed
  * webhook that means after its signature is verified, which needs the body (the one case where a refused call's body
  * was read). Test addresses (one call per listen, opened by an editor) and resume addresses (signed, each resumed
- * once) are not limited. An address without a limit costs one property read: no promise, closure or object.
+ * once) are not limited. An address without a limit costs a call that reads two properties: no promise, closure or
+ * object.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { rateLimitsOf, type RateLimitCharge, type RateLimitResult, type ResolvedRateLimitPolicy } from '../../core/rate-limits.js';
