@@ -156,11 +156,14 @@ export async function benchRateLimit(settings: { rounds: number }): Promise<stri
   try {
     servers.push(await start('memory registry', ['memory'], {}));
     servers.push(await start('Redis registry', ['redis'], { BENCH_REDIS_URL: redis.url }));
-    let base: string | undefined;
+    // The baseline and this build each serve the unlimited address alone, in servers set up alike, so that the pair
+    // compares code, not what else a server has served.
+    const alone: Server[] = [];
     if (baseline !== undefined) {
       const { dir, commit } = baselineLib(baseline);
-      base = `memory registry, ${baseline} (${commit})`;
-      servers.push(await start(base, ['memory'], { BENCH_LIB_DIR: dir }));
+      alone.push(await start('memory registry, this build, unlimited address only', ['memory'], { BENCH_LIB_DIR: join(ROOT, 'lib') }));
+      alone.push(await start(`memory registry, ${baseline} (${commit}), unlimited address only`, ['memory'], { BENCH_LIB_DIR: dir }));
+      servers.push(...alone);
     }
     const [memory, onRedis] = servers as [Server, Server];
     const cpu = new Map<string, number[]>();
@@ -189,27 +192,28 @@ export async function benchRateLimit(settings: { rounds: number }): Promise<stri
     const open = CASES[0] as Case;
     // Warm-up: every path of every server, and the spent addresses' one call through.
     for (const server of servers) {
-      for (const one of server.label === base ? [open] : CASES) {
+      for (const one of alone.includes(server) ? [open] : CASES) {
         if (one.status === 429) await send(server.port, { ...one, status: 200 }, 1);
         await send(server.port, one, Math.min(amount, 5000));
       }
     }
     for (let round = 0; round < settings.rounds; round += 1) {
-      const baseServer = servers[2];
-      if (baseServer !== undefined) push(ratios, keyOf(memory, open), await pair(round, [baseServer, open], [memory, open]));
+      const [own, earlier] = alone;
+      if (own !== undefined && earlier !== undefined) push(ratios, keyOf(own, open), await pair(round, [earlier, open], [own, open]));
       for (const server of [memory, onRedis]) {
         for (const one of CASES.slice(1)) push(ratios, keyOf(server, one), await pair(round, [server, open], [server, one]));
       }
     }
     const lines = [stage, '', `${amount.toLocaleString('en')} calls per measurement, ${settings.rounds} rounds: median µs of CPU per call, and the median of`
-      + ' the rounds\' ratios, each of two measurements taken back to back on the same server (the first row: this build over the baseline)', '',
+      + ' the rounds\' ratios, each of two measurements taken back to back on the same server (with a baseline: this build over it, each'
+      + ' server serving only the unlimited address)', '',
       '| registry | address | server µs/call | ratio to no limit, same server | redis-server µs/call |', '|---|---|---|---|---|'];
     for (const server of servers) {
-      for (const one of server.label === base ? [open] : CASES) {
+      for (const one of alone.includes(server) ? [open] : CASES) {
         const key = keyOf(server, one);
         const ratio = ratios.get(key);
         const redisShown = server === onRedis ? median(redisCpuOf.get(key) ?? []).toFixed(1) : '—';
-        const ratioShown = ratio === undefined ? '—' : server === memory && one === open ? `${median(ratio).toFixed(2)} of ${base as string}` : median(ratio).toFixed(2);
+        const ratioShown = ratio === undefined ? '—' : server === alone[0] ? `${median(ratio).toFixed(2)} of the next row (range ${Math.min(...ratio).toFixed(2)}–${Math.max(...ratio).toFixed(2)})` : median(ratio).toFixed(2);
         lines.push(`| ${server.label} | ${one.label} | ${median(cpu.get(key) ?? []).toFixed(1)} | ${ratioShown} | ${redisShown} |`);
       }
     }
