@@ -1,13 +1,15 @@
 /**
  * `npm run bench -- ratelimit`: what a rate limit costs per call, as CPU time, which a shared machine measures far
- * more steadily than throughput. One server per registry (the middleware on node:http, servers/rate-limit-server.ts,
- * memory registry and Redis registry on a private redis-server), each in its own process; autocannon in another
- * sends a fixed number of calls to one address at a time, and the server's `process.cpuUsage()` before and after
- * gives µs per call (user + system, its GC included). The addresses: no limit; a limit with room, keyed by address,
- * by caller address, by header; a spent limit (every call refused 429). Each limited address is measured right after or before the unlimited one of its server (the order flips every round), and the table gives the median of those paired ratios.
- * With Redis, redis-server's own CPU per call (INFO cpu) is reported beside. `BENCH_BASELINE=<git ref>` adds the
- * unlimited address served by that ref's lib/ (extracted with git archive), to show an unlimited call costs what
- * it did before rate limits. `BENCH_CALLS` sets the calls per measurement (default 20 000).
+ * more steadily than throughput. First the stage alone, in this process. Then one server per registry (the middleware
+ * on node:http, servers/rate-limit-server.ts; the memory registry, and the Redis registry on a private redis-server),
+ * each in its own process; autocannon in another sends a fixed number of calls to one address at a time, and the
+ * server's `process.cpuUsage()` before and after gives µs per call (user + system, its GC included). The addresses:
+ * no limit; a limit with room, keyed by address, by caller address, by header; a spent limit (every call refused
+ * 429). Each limited address is measured right after or before the unlimited one of its server (the order flips every
+ * round), and the table gives the median of those paired ratios; with Redis, redis-server's own CPU per call (INFO
+ * cpu) beside it. `BENCH_BASELINE=<git ref>` adds the unlimited address served by that ref's lib/ (extracted with git
+ * archive), paired `BENCH_BASELINE_ROUNDS` (21) times with this build's and with a second baseline server (the noise
+ * floor), each serving that address alone. `BENCH_CALLS` sets the calls per measurement (default 20 000).
  */
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, existsSync } from 'node:fs';
@@ -156,13 +158,16 @@ export async function benchRateLimit(settings: { rounds: number }): Promise<stri
   try {
     servers.push(await start('memory registry', ['memory'], {}));
     servers.push(await start('Redis registry', ['redis'], { BENCH_REDIS_URL: redis.url }));
-    // The baseline and this build each serve the unlimited address alone, in servers set up alike, so that the pair
-    // compares code, not what else a server has served.
+    // The baseline and this build each serve the unlimited address alone, in servers set up alike, so that a pair
+    // compares code, not what else a server has served; a second baseline server against the first is the noise floor.
     const alone: Server[] = [];
+    let base = '';
     if (baseline !== undefined) {
       const { dir, commit } = baselineLib(baseline);
-      alone.push(await start('memory registry, this build, unlimited address only', ['memory'], { BENCH_LIB_DIR: join(ROOT, 'lib') }));
-      alone.push(await start(`memory registry, ${baseline} (${commit}), unlimited address only`, ['memory'], { BENCH_LIB_DIR: dir }));
+      base = `${baseline} (${commit})`;
+      alone.push(await start('this build', ['memory'], { BENCH_LIB_DIR: join(ROOT, 'lib') }));
+      alone.push(await start(base, ['memory'], { BENCH_LIB_DIR: dir }));
+      alone.push(await start(`${base}, a second server`, ['memory'], { BENCH_LIB_DIR: dir }));
       servers.push(...alone);
     }
     const [memory, onRedis] = servers as [Server, Server];
@@ -197,25 +202,36 @@ export async function benchRateLimit(settings: { rounds: number }): Promise<stri
         await send(server.port, one, Math.min(amount, 5000));
       }
     }
+    const [own, earlier, again] = alone;
+    const baselineRounds = Number(process.env.BENCH_BASELINE_ROUNDS ?? 21);
+    for (let round = 0; own !== undefined && earlier !== undefined && again !== undefined && round < baselineRounds; round += 1) {
+      push(ratios, keyOf(own, open), await pair(round, [earlier, open], [own, open]));
+      push(ratios, keyOf(again, open), await pair(round, [earlier, open], [again, open]));
+    }
     for (let round = 0; round < settings.rounds; round += 1) {
-      const [own, earlier] = alone;
-      if (own !== undefined && earlier !== undefined) push(ratios, keyOf(own, open), await pair(round, [earlier, open], [own, open]));
       for (const server of [memory, onRedis]) {
         for (const one of CASES.slice(1)) push(ratios, keyOf(server, one), await pair(round, [server, open], [server, one]));
       }
     }
     const lines = [stage, '', `${amount.toLocaleString('en')} calls per measurement, ${settings.rounds} rounds: median µs of CPU per call, and the median of`
-      + ' the rounds\' ratios, each of two measurements taken back to back on the same server (with a baseline: this build over it, each'
-      + ' server serving only the unlimited address)', '',
+      + ' the rounds\' ratios, each of two measurements taken back to back on the same server', '',
       '| registry | address | server µs/call | ratio to no limit, same server | redis-server µs/call |', '|---|---|---|---|---|'];
-    for (const server of servers) {
-      for (const one of alone.includes(server) ? [open] : CASES) {
+    for (const server of [memory, onRedis]) {
+      for (const one of CASES) {
         const key = keyOf(server, one);
         const ratio = ratios.get(key);
         const redisShown = server === onRedis ? median(redisCpuOf.get(key) ?? []).toFixed(1) : '—';
-        const ratioShown = ratio === undefined ? '—' : server === alone[0] ? `${median(ratio).toFixed(2)} of the next row (range ${Math.min(...ratio).toFixed(2)}–${Math.max(...ratio).toFixed(2)})` : median(ratio).toFixed(2);
-        lines.push(`| ${server.label} | ${one.label} | ${median(cpu.get(key) ?? []).toFixed(1)} | ${ratioShown} | ${redisShown} |`);
+        lines.push(`| ${server.label} | ${one.label} | ${median(cpu.get(key) ?? []).toFixed(1)} | ${ratio === undefined ? '—' : median(ratio).toFixed(2)} | ${redisShown} |`);
       }
+    }
+    if (own === undefined || earlier === undefined || again === undefined) return lines.join('\n');
+    lines.push('', `The unlimited address against ${base}, each server serving it alone (memory registry), ${baselineRounds} pairs of`
+      + ` ${amount.toLocaleString('en')} calls back to back, the order flipping every pair:`, '',
+      '| server | µs/call (median) | ÷ the baseline (median of pairs) | range of pairs |', '|---|---|---|---|');
+    for (const server of [own, earlier, again]) {
+      const ratio = ratios.get(keyOf(server, open));
+      const shown = ratio === undefined ? ['—', '—'] : [median(ratio).toFixed(2), `${Math.min(...ratio).toFixed(2)}–${Math.max(...ratio).toFixed(2)}`];
+      lines.push(`| ${server.label} | ${median(cpu.get(keyOf(server, open)) ?? []).toFixed(1)} | ${shown[0]} | ${shown[1]} |`);
     }
     return lines.join('\n');
   } finally {
