@@ -1,19 +1,29 @@
 /**
- * Queue mode against in process, in one run: onReceived throughput and lastNode latency of the same Express app
- * with either executor, jobs per second end to end through two workers, and the web instance's RSS while 100 000
- * jobs wait with no worker running. Every server and worker is a process of its own; redis-server is started here.
+ * Queue mode against in process, in one run, each figure the median of `rounds` rounds (every round printed):
+ * - onReceived: the web instance's rate and CPU time per call, queue mode ÷ in process, with the web instance alone
+ *   on one core and redis-server and autocannon on the other ("Redis elsewhere"), no worker draining meanwhile;
+ * - lastNode: the median latency a call through the queue adds, at 10 connections, timed per call in microseconds
+ *   (one worker, on the other core with redis-server and the client);
+ * - jobs/s through one worker process alone on one core, draining jobs stored beforehand (no-op executor);
+ * - the web instance's RSS while 100 000 jobs wait with no worker running.
+ * Every server and worker is a process of its own; redis-server is started here. See bench/README.md.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { createClient } from 'redis';
-import { autocannon, median, stop, type BenchSettings, type Load, type Sample } from './http.js';
+import { stop, type BenchSettings } from './http.js';
+import { cannon, CORES, cpuOf, median, pin, timedCalls, type LatencySample, type Post, type RateSample } from './pinned.js';
 import { startRedis } from './redis-server.js';
 
-const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
 const EXEC_ARGV = ['--expose-gc', '--conditions=workflow-webhooks-source', '--import', 'tsx'];
-const LOAD: Load = { path: '/hooks/webhook/bench', headers: { 'content-type': 'application/json' }, body: '{"order":42,"item":"Tea","quantity":3}' };
+const PATH = '/hooks/webhook/bench';
+const BODY = '{"order":42,"item":"Tea","quantity":3}';
+/** Calls per lastNode round, and jobs per worker round. */
+const LATENCY_CALLS = Number(process.env.BENCH_LATENCY_CALLS ?? 5000);
+const DRAIN_JOBS = Number(process.env.BENCH_DRAIN_JOBS ?? 20_000);
+/** The one worker's concurrency: enough to keep one core busy between Redis round trips. */
+const WORKER_CONCURRENCY = Number(process.env.BENCH_WORKER_CONCURRENCY ?? 20);
 
 export interface Child { child: ChildProcess; port: number }
 
@@ -33,98 +43,127 @@ function rssOf(child: ChildProcess): Promise<number> {
   });
 }
 
-/** Sends exactly `amount` calls (autocannon -a), 10 connections. */
-function send(port: number, amount: number): Promise<void> {
-  const args = [AUTOCANNON, '-j', '-c', '10', '-a', String(amount), '-m', 'POST', '-H', 'content-type=application/json', '-b', LOAD.body as string, `http://127.0.0.1:${port}${LOAD.path}`];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
-    child.on('exit', () => {
-      const result = JSON.parse(out) as { non2xx: number; errors: number };
-      if (result.non2xx > 0 || result.errors > 0) reject(new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors`));
-      else resolve();
-    });
-  });
+/** Alternates two servers over the rounds (autocannon as bench/http.ts runs it); the replicas benchmark uses it. */
+export { pair } from './queue-pair.js';
+
+const mb = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+const int = (value: number): string => Math.round(value).toLocaleString('en');
+const ms = (us: number): string => `${(us / 1000).toFixed(2)} ms`;
+const signed = (text: string): string => (text.startsWith('-') ? text.replace('-', '−') : `+${text}`);
+
+interface Measured<T> { sample: T; cpuPerCall: number }
+
+/** One measurement of `server`, with the CPU time it spent per call meanwhile. */
+async function measured<T extends { calls: number }>(server: Child, measure: () => Promise<T>): Promise<Measured<T>> {
+  const before = await cpuOf(server.child);
+  const sample = await measure();
+  return { sample, cpuPerCall: (await cpuOf(server.child) - before) / sample.calls };
 }
 
-/** Alternates two servers over the rounds; medians of each. */
-export async function pair(a: Child, b: Child, settings: BenchSettings): Promise<[Sample[], Sample[]]> {
-  const samples: [Sample[], Sample[]] = [[], []];
-  for (let round = 0; round < settings.rounds; round += 1) {
-    const order = round % 2 === 0 ? [0, 1] as const : [1, 0] as const;
-    for (const index of order) samples[index].push(await autocannon((index === 0 ? a : b).port, LOAD, settings));
+/** Rounds over a pair (in process, queue mode), alternating which goes first. */
+async function alternate<T>(rounds: number, pairOf: readonly [Child, Child], measure: (server: Child) => Promise<T>): Promise<[T[], T[]]> {
+  const samples: [T[], T[]] = [[], []];
+  for (let round = 0; round < rounds; round += 1) {
+    for (const index of round % 2 === 0 ? [0, 1] as const : [1, 0] as const) samples[index].push(await measure(pairOf[index]));
   }
   return samples;
 }
 
-const mb = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
-
 export async function benchQueue(base: BenchSettings): Promise<string> {
-  const settings = { ...base, connections: 10 };
+  const { rounds, seconds } = base;
   const redis = await startRedis();
+  pin(redis.pid, 'rest');
   const env = { REDIS_URL: redis.url, QUEUE_NAME: 'bench' };
   const connection = createClient({ url: redis.url });
   connection.on('error', () => undefined);
   await connection.connect();
   const jobs = new Queue('bench', { connection: connection as never });
   const children: Child[] = [];
+  const web = async (where: string, mode: string): Promise<Child> => {
+    const server = await start('queue-mode-web.ts', [where, mode], env);
+    pin(server.child.pid, 'web');
+    children.push(server);
+    return server;
+  };
+  const post = (server: Child): Post => ({ port: server.port, path: PATH, body: BODY });
   const lines: string[] = [];
+  const roundLines: string[] = [];
   try {
-    const servers = {
-      received: [await start('queue-mode-web.ts', ['inprocess', 'onReceived'], env), await start('queue-mode-web.ts', ['queue', 'onReceived'], env)] as const,
-      lastNode: [await start('queue-mode-web.ts', ['inprocess', 'lastNode'], env), await start('queue-mode-web.ts', ['queue', 'lastNode'], env)] as const,
-    };
-    children.push(...servers.received, ...servers.lastNode);
-    const rate = (list: Sample[]): number => median(list.map((s) => s.requests));
-    const p50 = (list: Sample[]): number => median(list.map((s) => s.p50));
-    const ratioRow = (label: string, [inProcess, queued]: [Sample[], Sample[]], goal: string): string =>
-      `| ${label} | ${Math.round(rate(inProcess)).toLocaleString('en')} | ${Math.round(rate(queued)).toLocaleString('en')} | ${(rate(queued) / rate(inProcess)).toFixed(2)}× | ${goal} |`;
-    lines.push('| measurement | in process | queue mode | result | goal |', '|---|---|---|---|---|');
-    // The web instance's own rate: no worker on this machine (in a deployment they run elsewhere), jobs pile up.
-    lines.push(ratioRow('onReceived JSON, Express 5, req/s, 10 connections; no worker on the machine', await pair(...servers.received, settings), '≥ 0.7×'));
-    await jobs.obliterate({ force: true });
-    const workers = [await start('queue-mode-worker.ts', [], env), await start('queue-mode-worker.ts', [], env)];
-    children.push(...workers);
-    // The whole system on two cores: the two workers and redis-server take CPU from the web instance.
-    lines.push(ratioRow('the same, two workers draining on the same two cores', await pair(...servers.received, settings), ''));
-    const lastNode = await pair(...servers.lastNode, settings);
-    lines.push(`| lastNode, median latency, 10 connections | ${p50(lastNode[0]).toFixed(2)} ms | ${p50(lastNode[1]).toFixed(2)} ms | +${(p50(lastNode[1]) - p50(lastNode[0])).toFixed(2)} ms | ≤ +3 ms |`);
-    lines.push(ratioRow('lastNode, req/s', lastNode, ''));
+    const received = [await web('inprocess', 'onReceived'), await web('queue', 'onReceived')] as const;
+    const lastNode = [await web('inprocess', 'lastNode'), await web('queue', 'lastNode')] as const;
 
-    // End to end: calls stored by the web instance, run and completed by the two workers.
-    await until(async () => (await jobs.getWaitingCount()) === 0);
-    const before = await jobs.getCompletedCount();
-    const total = 20_000;
-    const started = performance.now();
-    await send(servers.received[1].port, total);
-    await until(async () => (await jobs.getCompletedCount()) >= before + total, 120_000);
-    const seconds = (performance.now() - started) / 1000;
-    lines.push(`| jobs end to end, 2 workers × concurrency 20, no-op executor | | ${Math.round(total / seconds).toLocaleString('en')} jobs/s | ${total.toLocaleString('en')} jobs in ${seconds.toFixed(1)} s | |`);
+    // onReceived: the web instance's own rate; its jobs pile up (emptied before each round), no worker runs.
+    for (const server of received) await cannon(post(server), 10, { seconds: 2 });
+    const [inProcess, queued] = await alternate(rounds, received, async (server) => {
+      await connection.sendCommand(['FLUSHALL']);
+      return measured<RateSample>(server, () => cannon(post(server), 10, { seconds }));
+    });
+    const rate = (list: Measured<RateSample>[]): number => median(list.map((m) => m.sample.rate));
+    const cpu = (list: Measured<RateSample>[]): number => median(list.map((m) => m.cpuPerCall));
+    lines.push('| measurement | in process | queue mode | result | goal |', '|---|---|---|---|---|');
+    lines.push(`| onReceived JSON, Express 5, req/s, 10 connections; Redis elsewhere, no worker | ${int(rate(inProcess))} | ${int(rate(queued))} | ` +
+      `${(rate(queued) / rate(inProcess)).toFixed(2)}× | ≥ 0.7× |`);
+    lines.push(`| the same, web instance's CPU time per call | ${cpu(inProcess).toFixed(1)} µs | ${cpu(queued).toFixed(1)} µs | ` +
+      `${signed((cpu(queued) - cpu(inProcess)).toFixed(1))} µs per stored call | |`);
+    roundLines.push(`onReceived rounds, in process: ${inProcess.map((m) => `${int(m.sample.rate)} req/s ${m.cpuPerCall.toFixed(1)} µs`).join('; ')}`,
+      `onReceived rounds, queue mode: ${queued.map((m) => `${int(m.sample.rate)} req/s ${m.cpuPerCall.toFixed(1)} µs`).join('; ')}`);
+    await jobs.obliterate({ force: true });
+
+    // lastNode: one worker beside redis-server and the client; each call timed.
+    const worker = await start('queue-mode-worker.ts', [], { ...env, QUEUE_CONCURRENCY: '10' });
+    pin(worker.child.pid, 'rest');
+    for (const server of lastNode) await timedCalls(post(server), 10, 1000);
+    const [direct, through] = await alternate(rounds, lastNode, (server) => timedCalls(post(server), 10, LATENCY_CALLS));
+    await stop(worker.child);
+    const p50 = (list: LatencySample[]): number => median(list.map((s) => s.p50));
+    const p99 = (list: LatencySample[]): number => median(list.map((s) => s.p99));
+    lines.push(`| lastNode, median latency, 10 connections | ${ms(p50(direct))} | ${ms(p50(through))} | ${signed(ms(p50(through) - p50(direct)))} | ≤ +2 ms |`);
+    lines.push(`| lastNode, p99 latency | ${ms(p99(direct))} | ${ms(p99(through))} | ${signed(ms(p99(through) - p99(direct)))} | |`);
+    roundLines.push(`lastNode rounds, in process: ${direct.map((s) => `p50 ${ms(s.p50)} p99 ${ms(s.p99)} ${int(s.calls / s.seconds)} calls/s`).join('; ')}`,
+      `lastNode rounds, queue mode: ${through.map((s) => `p50 ${ms(s.p50)} p99 ${ms(s.p99)} ${int(s.calls / s.seconds)} calls/s`).join('; ')}`);
+
+    // One worker alone on a core drains jobs stored beforehand.
+    const drains: { rate: number; cpuPerJob: number }[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      await jobs.obliterate({ force: true });
+      await cannon(post(received[1]), 10, { amount: DRAIN_JOBS });
+      const started = performance.now();
+      const drainer = await start('queue-mode-worker.ts', [], { ...env, QUEUE_CONCURRENCY: String(WORKER_CONCURRENCY) });
+      pin(drainer.child.pid, 'web');
+      await until(async () => (await jobs.getCompletedCount()) >= DRAIN_JOBS, 120_000, 5);
+      const elapsed = (performance.now() - started) / 1000;
+      drains.push({ rate: DRAIN_JOBS / elapsed, cpuPerJob: await cpuOf(drainer.child) / DRAIN_JOBS });
+      await stop(drainer.child);
+    }
+    lines.push(`| jobs/s through one worker on one core, concurrency ${WORKER_CONCURRENCY}, no-op executor | | ${int(median(drains.map((d) => d.rate)))} jobs/s | ` +
+      `${median(drains.map((d) => d.cpuPerJob)).toFixed(0)} µs of worker CPU per job | |`);
+    roundLines.push(`one-worker rounds (${int(DRAIN_JOBS)} jobs each, start-up included): ${drains.map((d) => `${int(d.rate)} jobs/s ${d.cpuPerJob.toFixed(0)} µs/job`).join('; ')}`);
 
     // Waiting jobs cost the web instance nothing: no worker runs, 100 000 jobs pile up in Redis.
-    await Promise.all(workers.map(({ child }) => stop(child)));
-    const web = servers.received[1];
-    const rss = [await rssOf(web.child)];
-    await send(web.port, 50_000);
-    rss.push(await rssOf(web.child));
-    await send(web.port, 50_000);
-    rss.push(await rssOf(web.child));
+    await jobs.obliterate({ force: true });
+    const queueWeb = received[1];
+    const rss = [await rssOf(queueWeb.child)];
+    await cannon(post(queueWeb), 10, { amount: 50_000 });
+    rss.push(await rssOf(queueWeb.child));
+    await cannon(post(queueWeb), 10, { amount: 50_000 });
+    rss.push(await rssOf(queueWeb.child));
     const waiting = await jobs.getWaitingCount();
-    lines.push(`| web instance RSS after a GC: at rest, 50 000 and 100 000 jobs waiting | | ${rss.map(mb).join(' → ')} | ${waiting.toLocaleString('en')} jobs waiting | flat |`);
+    lines.push(`| web instance RSS after a GC: at rest, 50 000 and 100 000 jobs waiting | | ${rss.map(mb).join(' → ')} | ${int(waiting)} jobs waiting | flat |`);
   } finally {
     await Promise.all(children.filter(({ child }) => child.exitCode === null).map(({ child }) => stop(child)));
     await jobs.close();
     connection.destroy();
     await redis.stop();
   }
-  return lines.join('\n');
+  const placement = CORES === undefined ? 'not pinned (no taskset, or one core)' : `web instances and the draining worker on core ${CORES.web}; ` +
+    `redis-server, autocannon, the latency client and the lastNode worker on core ${CORES.rest}`;
+  return [`${rounds} rounds, medians; ${placement}.`, '', ...lines, '', ...roundLines.map((line) => `- ${line}`)].join('\n');
 }
 
-export async function until(probe: () => Promise<boolean>, ms = 60_000): Promise<void> {
+export async function until(probe: () => Promise<boolean>, ms = 60_000, everyMs = 100): Promise<void> {
   const deadline = Date.now() + ms;
   while (!await probe()) {
     if (Date.now() > deadline) throw new Error(`not reached within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }

@@ -18,6 +18,8 @@ function freePort(): Promise<number> {
 
 export interface BenchRedis {
   url: string;
+  /** The redis-server's process id (to pin it to a core). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -54,6 +56,7 @@ export async function startRedis(binary = process.env.REDIS_SERVER ?? 'redis-ser
   child.stderr?.resume();
   return {
     url: `redis://127.0.0.1:${port}`,
+    pid: child.pid as number,
     stop: async () => {
       process.removeListener('exit', killOnExit);
       process.removeListener('SIGINT', killOnSignal);

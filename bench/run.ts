@@ -1,9 +1,10 @@
 /**
  * `npm run bench [-- <name>]`: runs the benchmarks and prints Markdown tables. Never part of `npm test`.
- * Names: speed (the side-by-side table against bare node:http, Express and Node-RED), json, scale, form, multipart
+ * Names: speed (the side-by-side table: the limit and Express's ceiling, this middleware on node:http, in Express and
+ * in Fastify, older builds of it, then its per-call allocation and GC), alloc (only the latter), json, scale, form, multipart
  * (HTTP, autocannon), signed (signature verification), registry, definitions, upload (1 GiB), redis (starts its own
  * redis-server), topologies (the Redis registry on one server, a Redis Cluster and Sentinel), queue (queue mode
- * against in process; starts its own redis-server and workers), telemetry (the middleware with OpenTelemetry, without
+ * against in process, pinned to cores; starts its own redis-server and workers), telemetry (the middleware with OpenTelemetry, without
  * and with an SDK, and with the console mounted), replicas (queue mode with replica acknowledgement against without;
  * starts a primary and a replica), ratelimit (CPU per call of an address without and with a rate limit, memory and
  * Redis registry; starts its own redis-server).
@@ -29,9 +30,13 @@ const write = (text: string): boolean => process.stdout.write(text);
 
 write(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB; ` +
   `autocannon ${settings.connections} connections, ${settings.seconds} s × ${settings.rounds} rounds per contender\n\n`);
-if (wants('speed')) {
-  const speed = { seconds: Number(process.env.BENCH_SECONDS ?? 10), warmup: Number(process.env.BENCH_WARMUP ?? 3), rounds: settings.rounds, connections: 10, kinds: speedKinds(process.env.BENCH_KINDS) };
-  write(`## Side by side: the limit, Express, Node-RED and this middleware\n\n${await benchSpeed(speed)}\n\n`);
+if (wants('speed') || only === 'alloc') {
+  const kinds = speedKinds(process.env.BENCH_KINDS);
+  const throughput = only === 'alloc' ? undefined
+    : { seconds: Number(process.env.BENCH_SECONDS ?? 10), warmup: Number(process.env.BENCH_WARMUP ?? 3), rounds: settings.rounds, connections: 10, kinds };
+  const allocation = process.env.BENCH_ALLOC === '0' && only !== 'alloc' ? undefined
+    : { calls: Number(process.env.BENCH_ALLOC_CALLS ?? 100_000), warmup: Number(process.env.BENCH_ALLOC_WARMUP ?? 20_000), connections: 10 };
+  write(`## Side by side: the limit, Express, Fastify, older builds and this middleware\n\n${await benchSpeed({ throughput, allocation, kinds, contenders: process.env.BENCH_CONTENDERS })}\n\n`);
 }
 if (wants('telemetry')) {
   const telemetry = { seconds: Number(process.env.BENCH_SECONDS ?? 10), warmup: Number(process.env.BENCH_WARMUP ?? 3), rounds: Number(process.env.BENCH_ROUNDS ?? 5), connections: 10 };
@@ -44,6 +49,6 @@ if (wants('definitions')) write(`## Definition validation (in process)\n\n${awai
 if (wants('upload')) write(`## 1 GiB multipart upload (server in its own process)\n\n${await benchUpload()}\n\n`);
 if (wants('redis')) write(`## Redis registry (redis-server started by the benchmark)\n\n${await benchRedis(settings)}\n\n`);
 if (wants('topologies')) write(`## Redis registry on one redis-server, a Redis Cluster and Sentinel (all started by the benchmark)\n\n${await benchRedisTopologies()}\n\n`);
-if (wants('queue')) write(`## Queue mode (redis-server, two workers and every web instance in processes of their own)\n\n${await benchQueue(settings)}\n\n`);
+if (wants('queue')) write(`## Queue mode (redis-server, workers and every web instance in processes of their own, pinned to cores)\n\n${await benchQueue(settings)}\n\n`);
 if (wants('ratelimit')) write(`## Rate limits: CPU per call (redis-server started by the benchmark)\n\n${await benchRateLimit(settings)}\n\n`);
 if (wants('replicas')) write(`## Queue mode with replica acknowledgement (a primary and one replica on loopback)\n\n${await benchReplicas(settings)}\n\n`);

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median } from './http.js';
-import { ensureBuild, fmt, loads, measure, type Contender, type SpeedSettings } from './speed.js';
+import { ensureBuild, fmt, loads, measure, type Contender, type SpeedSettings } from './speed/runner.js';
 
 const CONTENDERS: Contender[] = [
   { label: 'this middleware in Express 5 (onReceived)', server: 'speed-server.ts', args: ['middleware', 'json'] },

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
  */
 const STAGES = ['registry', 'request', 'guards', 'rate-limit', 'body', 'uploads', 'payload', 'run', 'response'];
 /** The wiring: it may use every stage. (The contracts every stage shares are lib/core/, below them all.) */
-const WIRING = ['middleware.ts', 'call-wiring.ts', 'options.ts'];
+const WIRING = ['middleware.ts', 'served-call.ts', 'call-wiring.ts', 'options.ts'];
 /**
  * Beside the request path, not on it (describe: the OpenAPI document): it reads the registry and the shared
  * contracts only, and only the wiring uses it, so no stage of a call depends on it.

@@ -1,7 +1,8 @@
 /**
  * A web instance for the queue-mode benchmark: Express 5 with the middleware under /hooks and one POST webhook,
  * its runs executed in process (a no-op) or handed to the queue (`queue`), answering onReceived or lastNode.
- * Reports its port over IPC, and its RSS (after a GC when asked) for the waiting-jobs measurement.
+ * Reports its port over IPC, its CPU time when asked (µs per call), and its RSS (after a GC when asked) for the
+ * waiting-jobs measurement.
  */
 import express from 'express';
 import { createClient } from 'redis';
@@ -36,7 +37,11 @@ const server = app.listen(0, '127.0.0.1', () => {
 });
 
 process.on('message', (message: { type: string }) => {
-  if (message.type === 'rss') {
+  if (message.type === 'cpu') {
+    // CPU time of this process (user + system, µs): per stored call it is steadier than req/s on a shared machine.
+    const { user, system } = process.cpuUsage();
+    process.send?.({ type: 'cpu', cpu: user + system });
+  } else if (message.type === 'rss') {
     if (typeof globalThis.gc === 'function') globalThis.gc();
     process.send?.({ type: 'rss', rss: process.memoryUsage().rss });
   } else if (message.type === 'stop') {

@@ -1,5 +1,6 @@
 /**
  * A worker for the queue-mode benchmark: a no-op executor, so what is measured is the queue's own cost.
+ * QUEUE_CONCURRENCY sets its concurrency (20 by default); it reports its CPU time when asked (µs per job).
  */
 import { createClient } from 'redis';
 import { createWebhookWorker } from 'workflow-webhooks/queue';
@@ -9,11 +10,16 @@ client.on('error', () => undefined);
 const worker = createWebhookWorker({
   connection: client,
   name: process.env.QUEUE_NAME ?? 'bench',
-  concurrency: 20,
+  concurrency: Number(process.env.QUEUE_CONCURRENCY ?? 20),
   executor: (run) => ({ items: run.items }),
 });
 await worker.ready();
 process.send?.({ type: 'ready', port: 0 });
 process.on('message', (message: { type: string }) => {
-  if (message.type === 'stop') void worker.close({ timeoutMs: 2000 }).finally(() => process.exit(0));
+  if (message.type === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    process.send?.({ type: 'cpu', cpu: user + system });
+  } else if (message.type === 'stop') {
+    void worker.close({ timeoutMs: 2000 }).finally(() => process.exit(0));
+  }
 });

@@ -1,20 +1,27 @@
 /**
  * One contender of the side-by-side speed table (bench/speed.ts), in its own process: argv `<family> <kind>` with
- * family `node` (parses the body and answers, the limit), `express` (an Express 5 route with express.json(),
- * express.urlencoded() or busboy), `middleware` (this middleware in Express 5), `middleware-reads` (the same, its
- * run reading every file's bytes, which joins them into one Buffer), `middleware-otel-api` and `middleware-otel-sdk`
- * (the middleware with OpenTelemetry, without and with an SDK), `middleware-console` (the middleware with the webhook
- * console mounted, which records every call) or `mwnode` (this middleware on node:http), and
- * kind `json`, `form` or `multipart`. It imports the package by name, so the runner decides whether that is the built
- * package (as hosts run it) or the sources. Reports `{ type: 'ready', port }` over IPC.
+ * family `node` (parses the body and answers, the limit), `ceiling` (that same handler in Express 5's app.use(), the
+ * most Express lets a handler do), `express` (an Express 5 route with express.json(), express.urlencoded() or busboy),
+ * `middleware` (this middleware in Express 5), `middleware-reads` (the same, its run reading every file's bytes,
+ * which joins them into one Buffer), `middleware-otel-api` and `middleware-otel-sdk` (the middleware with
+ * OpenTelemetry, without and with an SDK), `middleware-console` (the middleware with the webhook console mounted,
+ * which records every call) or `mwnode` (this middleware on node:http), and kind `json`, `form` or `multipart`. It
+ * imports the package by name, so the runner decides whether that is the built package (as hosts run it) or the
+ * sources; with BENCH_BUILD (the main module of an older build, bench/speed/baselines.ts) the middleware is that
+ * build's. Reports `{ type: 'ready', port }` over IPC and answers the allocation measure's messages (gc-probe.ts).
  */
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parse as parseQueryString } from 'node:querystring';
+import { pathToFileURL } from 'node:url';
 import busboy from 'busboy';
 import express from 'express';
-import { createWebhookMiddleware, MemoryWebhookRegistry, type CallTelemetry, type WebhookExecutor } from 'workflow-webhooks';
+import type { CallTelemetry, WebhookExecutor } from 'workflow-webhooks';
+import { serveGcProbe } from './gc-probe.js';
 
+const { createWebhookMiddleware, MemoryWebhookRegistry } = (process.env.BENCH_BUILD === undefined
+  ? await import('workflow-webhooks')
+  : await import(pathToFileURL(process.env.BENCH_BUILD).href)) as typeof import('workflow-webhooks');
 const [family = 'node', kind = 'json'] = process.argv.slice(2);
 const STARTED = JSON.stringify({ message: 'Workflow was started' });
 
@@ -111,7 +118,16 @@ async function withMiddleware(bare: boolean, readsFiles: boolean): Promise<Reque
   return app;
 }
 
-const listener = family === 'node' ? bareNode() : family === 'express' ? bareExpress() : await withMiddleware(family === 'mwnode', family === 'middleware-reads');
+/** Express's ceiling: the limit's own handler as the only middleware of an Express 5 app. */
+function ceiling(): RequestListener {
+  const app = express();
+  app.use(bareNode());
+  return app;
+}
+
+const listener = family === 'node' ? bareNode() : family === 'ceiling' ? ceiling() : family === 'express' ? bareExpress()
+  : await withMiddleware(family === 'mwnode', family === 'middleware-reads');
+serveGcProbe();
 const server = createServer(listener);
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => process.send?.({ type: 'ready', port: (server.address() as AddressInfo).port }));

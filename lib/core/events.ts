@@ -99,7 +99,7 @@ export interface CallEvents {
 const runDirectly = <T>(run: () => T): T => run();
 
 /** Without a listener, every call shares events that do nothing (no work per request). */
-const SILENT: CallEvents = Object.freeze({ active: false, emit: (): void => undefined, within: runDirectly });
+export const NO_EVENTS: CallEvents = Object.freeze({ active: false, emit: (): void => undefined, within: runDirectly });
 
 function bothListeners(first: WebhookEventListener, second: WebhookEventListener): WebhookEventListener {
   return (event) => {
@@ -115,7 +115,7 @@ function bothListeners(first: WebhookEventListener, second: WebhookEventListener
 export function callEvents(listener: WebhookEventListener | undefined, callId: string, given?: CallTelemetry): CallEvents {
   const telemetry = given === undefined || given.enabled?.() === false ? undefined : given;
   const heard = telemetry === undefined ? listener : listener === undefined ? telemetry.onEvent : bothListeners(telemetry.onEvent, listener);
-  if (heard === undefined) return SILENT;
+  if (heard === undefined) return NO_EVENTS;
   const started = performance.now();
   return {
     active: true,

@@ -83,16 +83,37 @@ export async function baseClient(form: ConnectionForm, logger: WebhookLogger, wh
 }
 
 /**
+ * The command options of the client a connection is duplicated from, with node-redis' per-command timeout off. That
+ * timeout (5 s by default in node-redis 6) bounds only a command's wait to be written to the socket (while
+ * disconnected), not its reply, and arms an `AbortSignal.timeout()` per command, which costs more CPU than the rest
+ * of sending it.
+ */
+function untimedCommandOptions(base: QueueRedisClient): Record<string, unknown> {
+  // A plain and a cluster client keep them as `_commandOptions`, a Sentinel client shows them as `commandOptions`.
+  const probe = base as unknown as { _commandOptions?: Record<string, unknown>; commandOptions?: Record<string, unknown> };
+  return { ...(probe.commandOptions ?? probe._commandOptions), timeout: 0 };
+}
+
+export interface ConnectionSettings {
+  /** A plain client's options, or a Sentinel client's own `reserveClient`. */
+  overrides?: Record<string, unknown>;
+  /** Without node-redis' per-command timeout: for connections with no offline queue, or whose waits are BullMQ's. */
+  untimed?: boolean;
+}
+
+/**
  * Opens one connection of ours. Its errors are logged once per outage (node-redis repeats them on every reconnect
  * attempt) and its return is logged too. Overrides are a plain client's options, or a Sentinel client's own
  * `reserveClient` (one primary connection of its own, which replica acknowledgement needs); anything else on a
  * cluster or Sentinel client is left out (an override there would replace the host's node options, TLS and password
- * among them).
+ * among them). Command options replace only themselves, on every kind of client.
  */
 export function openConnection(base: QueueRedisClient, topology: RedisTopology, logger: WebhookLogger, purpose: string,
-  overrides?: Record<string, unknown>): { client: QueueRedisClient; ready: Promise<void> } {
+  { overrides, untimed = false }: ConnectionSettings = {}): { client: QueueRedisClient; ready: Promise<void> } {
+  const commandOptions = untimed ? { commandOptions: untimedCommandOptions(base) } : undefined;
   const reserve = topology === 'sentinel' && overrides?.reserveClient === true;
-  const client = topology === 'single' ? base.duplicate(overrides) : reserve ? base.duplicate({ reserveClient: true }) : base.duplicate();
+  const own = topology === 'single' ? { ...overrides, ...commandOptions } : reserve ? { reserveClient: true, ...commandOptions } : commandOptions;
+  const client = base.duplicate(own);
   let down = false;
   const failed = (error: unknown): void => {
     if (down) return;

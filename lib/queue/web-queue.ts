@@ -80,13 +80,17 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
   const connected: Promise<Connected> = (async () => {
     const base = await baseClient(resolved.connection, resolved.logger, 'createWebhookQueue');
     // Commands fail at once while disconnected instead of waiting in node-redis' queue: a call is refused in time.
-    const command = openConnection(base, resolved.topology, resolved.logger, 'queue commands', { disableOfflineQueue: true });
+    // With no offline queue (one server), node-redis' timeout per command, which only bounds a command's wait to be
+    // written, has nothing left to bound; a cluster or Sentinel client keeps its offline queue, and so the timeout.
+    const command = openConnection(base, resolved.topology, resolved.logger, 'queue commands', {
+      overrides: { disableOfflineQueue: true }, untimed: resolved.topology === 'single',
+    });
     const subscriber = openConnection(base, resolved.topology, resolved.logger, 'queue replies');
     clients.push(command.client, subscriber.client);
     // Replica acknowledgement blocks its connection while WAIT waits: a connection of its own, so calls' other
     // commands never queue behind it.
     const acking = resolved.replicas === 0 ? undefined
-      : openConnection(base, resolved.topology, resolved.logger, 'replica acknowledgement', oneConnectionOptions(resolved.topology));
+      : openConnection(base, resolved.topology, resolved.logger, 'replica acknowledgement', { overrides: oneConnectionOptions(resolved.topology) });
     if (acking !== undefined) clients.push(acking.client);
     // Closed while the client was being made: these connections are not left open behind it.
     if (closed) for (const client of clients) closeConnection(client);

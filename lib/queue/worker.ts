@@ -63,8 +63,10 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
   let closed = false;
   const started = (async () => {
     const base = await baseClient(resolved.connection, resolved.logger, 'createWebhookWorker');
-    const command = openConnection(base, resolved.topology, resolved.logger, 'worker commands');
-    const publisher = openConnection(base, resolved.topology, resolved.logger, 'worker replies');
+    // Untimed, as BullMQ's own (ioredis) connections are: node-redis' timeout only bounds a command's wait to be
+    // written while disconnected, and arming it cost a third of the worker's CPU per job.
+    const command = openConnection(base, resolved.topology, resolved.logger, 'worker commands', { untimed: true });
+    const publisher = openConnection(base, resolved.topology, resolved.logger, 'worker replies', { untimed: true });
     clients.push(command.client, publisher.client);
     if (closed) for (const client of clients) closeConnection(client);
     await Promise.all([command.ready, publisher.ready]);

@@ -102,12 +102,12 @@ export class RedisWebhookRegistry implements WebhookRegistry {
   }
 
   lookup(kind: WebhookKind, method: string, path: string): Promise<WebhookLookup> {
-    try {
-      checkServing(this.#state === 'ready', this.#contact, this.#options.staleAfterMs);
-      return Promise.resolve(kind === 'production' ? this.#production.routes.lookup(method, path) : this.#tests.lookup(method, path));
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+    return new Promise((resolve) => { resolve(this.lookupNow(kind, method, path)); });
+  }
+
+  lookupNow(kind: WebhookKind, method: string, path: string): WebhookLookup {
+    checkServing(this.#state === 'ready', this.#contact, this.#options.staleAfterMs);
+    return kind === 'production' ? this.#production.routes.lookup(method, path) : this.#tests.lookup(method, path);
   }
 
   async listenForTest(workflow: WorkflowWebhooks, options?: TestListenOptions): Promise<TestListenHandle> {

@@ -1,9 +1,8 @@
 /**
- * Small parts of the middleware's wiring, kept out of middleware.ts so that it reads as the request path: the call's
- * id, which memory refuses replayed message ids, the shutdown refusal, warnings told once, the responseNode writer,
+ * Small parts of the middleware's wiring, kept out of middleware.ts so that it reads as the request path: the caller's
+ * request id, which memory refuses replayed message ids, the shutdown refusal, warnings told once, the responseNode writer,
  * what the `received` event says of a matched call.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WebhookError } from '../core/errors.js';
 import type { ResolvedOptions } from './options.js';
@@ -30,10 +29,10 @@ const EVERY_ID_NEW: ReplayMemory = { remember: () => true };
 
 const REQUEST_ID = /^[\w.:@/+=-]{1,200}$/;
 
-/** The caller's request id when it is a sane token, else a new one. */
-export function callIdOf(req: IncomingMessage, header: string): string {
+/** The caller's request id when it is a sane token, else undefined (the call then gets a UUID when one is asked for). */
+export function requestIdOf(req: IncomingMessage, header: string): string | undefined {
   const given = req.headers[header];
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : undefined;
 }
 
 /** The matched call as the `received` event tells it: workflow, node, the address's template, answer mode, body size. */

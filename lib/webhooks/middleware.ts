@@ -5,19 +5,18 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toWebhookError } from '../core/errors.js';
-import { callEvents, EventHub, type CallEvents, type WebhookEventListener } from '../core/events.js';
-import { errorFields } from '../core/logger.js';
-import { resolveOptions, type ResolvedOptions, type WebhookMiddlewareOptions } from './options.js';
+import { callEvents, EventHub, type WebhookEventListener } from '../core/events.js';
+import { resolveOptions, type WebhookMiddlewareOptions } from './options.js';
 import type { WebhookExecutor, WebhookMiddleware, WebhookMiddlewareSettings, WebhookShutdownResult } from '../core/types.js';
 import type { WebhookRegistry } from './registry/contract.js';
 import { readRequestTarget, requestMountPath, type RequestTarget } from './request/target.js';
 import { checkRequestLimits } from './request/limits.js';
-import { matchWebhook, notListening } from './request/match.js';
+import { immediateLookup, matchWebhook, notListening } from './request/match.js';
 import { corsHeaders } from './guards/cors.js';
-import { guardCall, type GuardSettings } from './guards/index.js';
-import { limitCall, rateLimitSettings, type RateLimitSettings } from './rate-limit/index.js';
+import { guardCall } from './guards/index.js';
+import { limitCall, rateLimitSettings } from './rate-limit/index.js';
 import { answerOptions } from './guards/preflight.js';
-import { bodyPace, parsePayload, type PayloadSettings } from './payload/index.js';
+import { bodyPace, parsePayload, type Payload } from './payload/index.js';
 import { parseQuery } from './payload/query.js';
 import { buildRun, runStarted } from './run/build-run.js';
 import { isHandOff } from './run/hand-off.js';
@@ -25,20 +24,19 @@ import { baseUrlResolver } from './request/host.js';
 import { documentRoute } from './describe/serve.js';
 import { InFlight } from './run/in-flight.js';
 import {
-  afterRun, answered, cleanupOf, endFiles, endRun, newCallState, releaseFiles, runTooLong, signalOf, stopperOf, stopRun,
-  stoppedByMiddleware, watchClose, type CallState,
+  afterRun, endFiles, endRun, releaseFiles, runTooLong, stopRun, watchClose, type CallState,
 } from './run/call-state.js';
 import { answerFrom, startCall, type Call, type StartedCall } from './response/answer-call.js';
-import { ignoreRespond, reporter } from './run/report.js';
+import { reporter } from './run/report.js';
 import { createResponder, NO_RESPONDER } from './response/workflow-responder.js';
-import { callIdOf, matchedFields, replayMemoryOf, shuttingDown, warnOnce, workflowOf, writerOf } from './call-wiring.js';
-import type { OpenRunWaits } from '../core/wait-hook.js';
+import { matchedFields, requestIdOf, replayMemoryOf, shuttingDown, warnOnce, workflowOf, writerOf } from './call-wiring.js';
 import { runWaitsOpener } from './waiting/run-waits.js';
-import { waitingSettings, type WaitingSettings } from './waiting/settings.js';
+import { waitingSettings } from './waiting/settings.js';
 import { claimWaitCall, giveBackWait, matchWait, resumeInRun, waitingOptions, watchExpiries, type WaitMatch } from './waiting/serve.js';
 import { sendError } from './response/error-answer.js';
 import { writeResponse } from './response/write-plan.js';
 import { addHeader } from './response/host-headers.js';
+import { failCall, Served, type Context, type SharedSettings } from './served-call.js';
 
 /**
  * Creates the webhook middleware. Mount it anywhere: `app.use('/api/automation', middleware)` serves
@@ -99,7 +97,7 @@ export function createWebhookMiddleware(
   watch();
   hub.onChange(watch);
   const openWaits = runWaitsOpener(waiting);
-  const context: Context = { registry, executor, options: resolved, shared, inFlight, baseUrlOf, waiting, openWaits, hub };
+  const context: Context = { registry, lookupNow: immediateLookup(registry), executor, options: resolved, shared, inFlight, baseUrlOf, waiting, openWaits, hub };
   const openApi = resolved.openApi && documentRoute(registry, resolved.openApi, {
     productionPrefix: resolved.productionPrefix, timeoutStatus: resolved.deadline.status, credentials: resolved.credentials, rateLimit: resolved.rateLimit.default,
     waitingPrefix: resolved.waiting.secret === undefined ? undefined : resolved.waiting.prefix,
@@ -145,103 +143,62 @@ export function createWebhookMiddleware(
 }
 
 
-/** Everything a call needs that the factory made once. */
-interface Context {
-  registry: WebhookRegistry;
-  executor: WebhookExecutor;
-  options: ResolvedOptions;
-  shared: SharedSettings;
-  inFlight: InFlight<CallState>;
-  /** The origin and mount path callers use, for `webhookUrl`; throws HOST_NOT_ALLOWED outside `allowedHosts`. */
-  baseUrlOf: (req: IncomingMessage, mountPath: string) => string;
-  /** Resume addresses: their secret, the registry's wait entries, this process's in-run waits. */
-  waiting: WaitingSettings;
-  /** Makes a run's waiting side (the waiting addresses' own), handed to the run stage. */
-  openWaits: OpenRunWaits;
-  /** Who hears the calls' events: the onEvent option and subscribers. */
-  hub: EventHub;
-}
 
 function serveCall(req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, target: RequestTarget, context: Context): void {
   const { options } = context;
-  const callId = callIdOf(req, options.requestIdHeader);
-  const events = callEvents(context.hub.current, callId, options.telemetry);
-  const state = newCallState(callId, events, context.inFlight);
-  watchClose(res, state);
-  const wiring: Wiring = {
-    registry: context.registry, executor: context.executor, options, shared: context.shared, inFlight: context.inFlight,
-    baseUrlOf: context.baseUrlOf, waiting: context.waiting, openWaits: context.openWaits, events, state,
-  };
-  // Once the call is answered with an error, a later one (the pipeline's own, after a stop answered it) is dropped.
-  let failed = false;
-  const fail = (thrown: unknown): void => {
-    if (failed) return;
-    failed = true;
-    state.onStop = undefined;
-    const error = toWebhookError(thrown);
-    if (!state.executing) {
-      endRun(state);
-      if (state.release === undefined) endFiles(state);
-      if (state.webhook === undefined) events.emit({ type: 'received', method: req.method ?? 'GET', path: target.rawPath, kind: target.kind });
-      events.emit({ type: 'rejected', code: error.code, status: error.status, error, ...workflowOf(state.webhook) });
-    }
-    // A call stopped by close() is an expected part of shutting down; close() logs how many there were.
-    if (error.status >= 500 && !state.reported && !(error === state.stopReason && error.code === 'SHUTTING_DOWN')) {
-      options.logger.error({ callId, err: errorFields(error), method: req.method, path: target.rawPath, ...workflowOf(state.webhook) },
-        `webhook call answered ${error.status} ${error.code}`);
-    }
-    sendError(res, next, error, options.errorHandling);
-  };
-  // Stopped before its run answers (a body still arriving, guards, parsing): the caller is answered now.
-  state.onStop = (reason) => { if (!answered(state)) fail(reason); };
-  handleCall(req, res, target, wiring).catch(fail);
-}
-
-/** Settings of the stages, derived from the options once. */
-interface SharedSettings {
-  guard: GuardSettings;
-  rateLimit: RateLimitSettings;
-  payload: PayloadSettings;
-}
-
-interface Wiring extends Omit<Context, 'hub'> {
-  events: CallEvents;
-  state: CallState;
+  const call = new Served(req, target, next, context, requestIdOf(req, options.requestIdHeader));
+  // Events are built only for a call somebody hears; only then is its id needed now.
+  if (context.hub.current !== undefined || options.telemetry !== undefined) call.events = callEvents(context.hub.current, call.callId, options.telemetry);
+  watchClose(res, call);
+  void handleCall(call);
 }
 
 
 
-async function handleCall(req: IncomingMessage, res: ServerResponse, target: RequestTarget, wiring: Wiring): Promise<void> {
-  const { options, state, events } = wiring;
-  if (wiring.inFlight.closing) throw shuttingDown();
-  checkRequestLimits(req, options.limits);
-  const baseUrl = wiring.baseUrlOf(req, target.mountPath);
-  const method = (req.method ?? 'GET').toUpperCase();
-  if (method === 'OPTIONS') {
-    events.emit({ type: 'received', method, path: target.rawPath, kind: target.kind });
-    endRun(state);
-    endFiles(state);
-    await writeResponse(res, await (target.kind === 'waiting' ? waitingOptions(wiring.waiting, target, req) : answerOptions(req, wiring.registry, target)));
-    return;
-  }
-  // A resume address is found through its wait; every other address through the registry's routes.
-  const waitMatch = target.kind === 'waiting' ? await matchWait(wiring.waiting, target, method) : undefined;
-  const { webhook, params } = waitMatch ?? await matchWebhook(wiring.registry, target, method);
-  state.webhook = webhook;
-  if (webhook.warnings !== undefined) warnOnce(webhook.warnings, options.logger);
-  if (events.active) events.emit({ type: 'received', method, path: target.rawPath, kind: target.kind, ...matchedFields(req, target, webhook, options, waitMatch?.wait.suffix) });
-  // CORS goes on the response first: every answer from here on, errors included, must be readable by the browser.
-  const cors = corsHeaders(webhook.parameters.allowedOrigins, req.headers.origin);
-  for (const name in cors) addHeader(res, name, cors[name] as string);
-  const guarded = guardCall(req, webhook, wiring.shared.guard);
-  const auth = guarded instanceof Promise ? await guarded : guarded;
-  const limited = limitCall(req, res, target.kind, webhook, wiring.shared.rateLimit, auth);
-  if (limited !== undefined) await limited;
-  const payloadSettings = waitMatch === undefined ? wiring.shared.payload : { ...wiring.shared.payload, limits: waitMatch.wait.limits };
-  const payload = await parsePayload(req, payloadSettings, webhook.parameters, auth !== undefined && 'signature' in auth ? auth.signature : undefined);
-  state.release = cleanupOf(payload);
+
+
+
+/** The request path of one call; whatever it throws becomes the call's error answer (failCall). */
+async function handleCall(call: Served): Promise<void> {
+  const { target, context } = call;
+  const state = call;
+  const req = call.req as IncomingMessage;
+  const res = call.res as ServerResponse;
+  const { options } = context;
+  const { events } = state;
+  let payload: Payload | undefined;
   let ended: Promise<unknown> | undefined;
+  let settled = false;
   try {
+    if (context.inFlight.closing) throw shuttingDown();
+    checkRequestLimits(req, options.limits);
+    const baseUrl = context.baseUrlOf(req, target.mountPath);
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (method === 'OPTIONS') {
+      events.emit({ type: 'received', method, path: target.rawPath, kind: target.kind });
+      endRun(state);
+      endFiles(state);
+      await writeResponse(res, await (target.kind === 'waiting' ? waitingOptions(context.waiting, target, req) : answerOptions(req, context.registry, target)));
+      return;
+    }
+    // A resume address is found through its wait; every other address through the registry's routes (at once where
+    // the registry keeps them in memory).
+    const waitMatch = target.kind === 'waiting' ? await matchWait(context.waiting, target, method) : undefined;
+    const matched = waitMatch ?? matchWebhook(context.registry, target, method, context.lookupNow);
+    const { webhook, params } = matched instanceof Promise ? await matched : matched;
+    state.webhook = webhook;
+    if (webhook.warnings !== undefined) warnOnce(webhook.warnings, options.logger);
+    if (events.active) events.emit({ type: 'received', method, path: target.rawPath, kind: target.kind, ...matchedFields(req, target, webhook, options, waitMatch?.wait.suffix) });
+    // CORS goes on the response first: every answer from here on, errors included, must be readable by the browser.
+    const cors = corsHeaders(webhook.parameters.allowedOrigins, req.headers.origin);
+    for (const name in cors) addHeader(res, name, cors[name] as string);
+    const guarded = guardCall(req, webhook, context.shared.guard);
+    const auth = guarded instanceof Promise ? await guarded : guarded;
+    const limited = limitCall(req, res, target.kind, webhook, context.shared.rateLimit, auth);
+    if (limited !== undefined) await limited;
+    const payloadSettings = waitMatch === undefined ? context.shared.payload : { ...context.shared.payload, limits: waitMatch.wait.limits };
+    payload = await parsePayload(req, payloadSettings, webhook.parameters, auth !== undefined && 'signature' in auth ? auth.signature : undefined);
+    state.release = payload.cleanup;
     const report = reporter(options, state, webhook, webhook.kind);
     const parameters = webhook.parameters;
     const responder = parameters.responseMode === 'responseNode'
@@ -255,43 +212,45 @@ async function handleCall(req: IncomingMessage, res: ServerResponse, target: Req
       payload,
       baseUrl,
       prefix: target.kind === 'waiting' ? options.waiting.prefix : target.kind === 'test' ? options.testPrefix : options.productionPrefix,
-      signal: signalOf(state),
-      respond: parameters.responseMode === 'responseNode' ? responder.respond : ignoreRespond(report),
+      respond: parameters.responseMode === 'responseNode' ? responder.respond : undefined,
+      report,
       jwtPayload: auth !== undefined && 'jwtPayload' in auth ? auth.jwtPayload : undefined,
-      callId: state.callId,
+      call: state,
       events,
-      openWaits: wiring.openWaits,
+      openWaits: context.openWaits,
     });
     // close() stopped the call while its body was read: it was answered 503, and no run starts after shutdown.
     if (state.stopReason !== undefined) throw state.stopReason;
     // A test listen is used up only by a call that reaches its workflow: after the guards and parsing, and with
     // nothing left between the claim and the run that could fail and leave the listen waiting.
-    const claim = target.kind === 'test' ? await wiring.registry.claimTestCall(webhook) : undefined;
+    const claim = target.kind === 'test' ? await context.registry.claimTestCall(webhook) : undefined;
     if (target.kind === 'test' && claim === undefined) throw notListening(method, target.rawPath, 'received');
     claim?.arrived(run);
-    const resumed = waitMatch === undefined ? undefined : await claimWaitCall(wiring.waiting, waitMatch);
+    const resumed = waitMatch === undefined ? undefined : await claimWaitCall(context.waiting, waitMatch);
     if (resumed !== undefined) {
       if (resumed.form === 'suspended') run.resume = { waitId: resumed.waitId, state: resumed.state, startedAt: resumed.startedAt, resumedAt: resumed.resumedAt ?? Date.now() };
       if (events.active) events.emit({ type: 'resumed', waitId: resumed.waitId, form: resumed.form ?? 'suspended', workflowId: webhook.workflowId, nodeName: webhook.nodeName, mode: webhook.kind });
     }
     // Resuming a run that waits here hands it the item now; nothing can fail between the claim and the hand-over.
-    const resumedRun = resumed?.form === 'inRun' ? resumeInRun(wiring.waiting, waitMatch as WaitMatch, run, responder) : undefined;
-    const call: Call = {
-      res, run, executor: wiring.executor, parameters, headerPolicy: options.headerPolicy, responder, abort: stopperOf(state),
+    const resumedRun = resumed?.form === 'inRun' ? resumeInRun(context.waiting, waitMatch as WaitMatch, run, responder) : undefined;
+    const answering: Call = {
+      res, run, executor: context.executor, parameters, headerPolicy: options.headerPolicy, responder,
       deadline: options.deadline, stops: state, events, report,
       onSettled: claim?.settled, settings: webhook.settings, checkedHeader: auth?.checkedHeader,
-      onRefused: resumed === undefined ? undefined : () => { giveBackWait(wiring.waiting, waitMatch as WaitMatch); },
+      onRefused: resumed === undefined ? undefined : () => { giveBackWait(context.waiting, waitMatch as WaitMatch); },
     };
     state.executing = true;
     state.runStartedAt = Date.now();
-    const started: StartedCall = resumedRun === undefined ? startCall(call) : answerFrom(call, resumedRun);
+    const started: StartedCall = resumedRun === undefined ? startCall(answering) : answerFrom(answering, resumedRun);
     // A run handed off (queue mode) runs on a worker, whose own run keeps its resume address.
-    if (resumedRun === undefined && !isHandOff(wiring.executor)) runStarted(run, started.ended);
+    if (resumedRun === undefined && !isHandOff(context.executor)) runStarted(run, started.ended);
     ended = started.ended;
+    settled = started.settled;
     if (started.answer !== undefined) await started.answer;
+  } catch (error) {
+    failCall(call, error);
   } finally {
-    afterRun(ended, state, payload);
+    // The run's end (or, for a call refused before it, now) lets the call finish: its files go, then its state.
+    if (payload !== undefined) afterRun(ended, state, payload, settled);
   }
 }
-
-

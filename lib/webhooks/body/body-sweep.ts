@@ -1,8 +1,10 @@
 /**
  * One sweep per tick length, shared by every body being read (whole bodies, uploads, inflated and raw binary
  * bodies), instead of a timer per call: at each tick each body looks at its progress and ends itself when it has
- * stalled or fallen below the minimum rate. Nothing of a call stays here once its body is in.
+ * stalled or fallen below the minimum rate. Nothing of a call stays here once its body is in (a slot set, not a Set:
+ * see ../../core/slot-set.ts).
  */
+import { SlotSet } from '../../core/slot-set.js';
 
 /** A body being read: looks at its progress at each tick. */
 export interface Reading {
@@ -13,13 +15,13 @@ export interface Reading {
  * A sweep stops at the first tick that finds nothing being read (not at once, so that back-to-back calls do not
  * restart it).
  */
-const sweeps = new Map<number, { readings: Set<Reading>; timer: NodeJS.Timeout }>();
+const sweeps = new Map<number, { readings: SlotSet<Reading>; timer: NodeJS.Timeout }>();
 
-/** Ticks `reading` every `intervalMs` until the returned function is called. */
-export function watchBody(intervalMs: number, reading: Reading): () => void {
+/** Ticks `reading` every `intervalMs` until unwatchBody() is given the returned slot. */
+export function watchBody(intervalMs: number, reading: Reading): number {
   let sweep = sweeps.get(intervalMs);
   if (sweep === undefined) {
-    const readings = new Set<Reading>();
+    const readings = new SlotSet<Reading>();
     const timer = setInterval(() => {
       if (readings.size === 0) {
         clearInterval(timer);
@@ -27,15 +29,16 @@ export function watchBody(intervalMs: number, reading: Reading): () => void {
         return;
       }
       const now = Date.now();
-      for (const each of readings) each.tick(now);
+      readings.forEach((each) => each.tick(now));
     }, intervalMs);
     timer.unref();
     sweep = { readings, timer };
     sweeps.set(intervalMs, sweep);
   }
-  const { readings } = sweep;
-  readings.add(reading);
-  return () => {
-    readings.delete(reading);
-  };
+  return sweep.readings.add(reading);
+}
+
+/** Stops ticking `reading` (its sweep goes on while it lives: a reading is in it). */
+export function unwatchBody(intervalMs: number, slot: number, reading: Reading): void {
+  sweeps.get(intervalMs)?.readings.delete(slot, reading);
 }

@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { WebhookError } from '../../core/errors.js';
-import { watchBody, type Reading } from './body-sweep.js';
+import { unwatchBody, watchBody, type Reading } from './body-sweep.js';
 
 /**
  * Apache mod_reqtimeout's `MinRate`, measured on the wire: a body may take `graceMs`, and one second more for every
@@ -63,33 +63,71 @@ export function callerGone(req: IncomingMessage): boolean {
   return req.destroyed && !req.readableEnded;
 }
 
-/** One body's progress, looked at by the shared sweep. A class: its fields change at every tick. */
-class BodyReading implements Reading {
-  readonly #req: IncomingMessage;
+/**
+ * A request whose body is being read, looked at by the shared sweep: it ends with `failed()` once if the body stalls,
+ * trickles below the minimum rate or its caller goes before it ends, else with `completed()` once the body is in.
+ * A class (its fields change at every tick) that the body readers extend, so a call makes one object and its
+ * listeners, not a closure per step.
+ */
+export abstract class RequestWatch implements Reading {
+  protected readonly req: IncomingMessage;
   readonly #pace: BodyPace;
   /** The minimum rate, where the request has a socket that counts bytes (a request made up in a test may not). */
   readonly #minRate: MinBodyRate | undefined;
-  readonly #end: (error: WebhookError) => void;
   readonly #startedAt: number;
   readonly #firstByte: number;
+  readonly #slot: number;
   #bytesRead: number;
   #lastByte: number;
   #lastTick: number;
   /** Time the body was held back by us (backpressure from a slow disk or parser): it is not the caller's. */
   #heldMs = 0;
+  #stopped = false;
 
-  constructor(req: IncomingMessage, pace: BodyPace, end: (error: WebhookError) => void) {
-    this.#req = req;
+  constructor(req: IncomingMessage, pace: BodyPace) {
+    this.req = req;
     this.#pace = pace;
-    this.#end = end;
     this.#startedAt = this.#lastByte = this.#lastTick = Date.now();
     this.#firstByte = this.#bytesRead = req.socket?.bytesRead ?? 0;
     this.#minRate = typeof req.socket?.bytesRead === 'number' ? pace.minRate : undefined;
+    this.#slot = watchBody(pace.sweepMs, this);
+    // No 'error' listener: a request emits 'error' only to listeners it has, and every hang-up or failure of the
+    // connection also closes it before it is complete. The listeners stay on the request once stopped (they do
+    // nothing then): taking them off would cost every call.
+    req.on('end', this.#onEnd).on('close', this.#onClose);
   }
 
+  /** The body failed (stalled, too slow, its caller gone): the watch is over. */
+  protected abstract failed(error: WebhookError): void;
+
+  /** The body is in; what is left (files still being written) is our work, not the caller's. */
+  protected completed(): void {}
+
+  /** Ends the watch early (the reader failed on its own, or needs it no more); idempotent. */
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    unwatchBody(this.#pace.sweepMs, this.#slot, this);
+  }
+
+  protected end(error: WebhookError): void {
+    this.stop();
+    this.failed(error);
+  }
+
+  readonly #onEnd = (): void => {
+    if (this.#stopped) return;
+    this.stop();
+    this.completed();
+  };
+
+  readonly #onClose = (): void => {
+    if (!this.#stopped && !this.req.complete) this.end(aborted());
+  };
+
   tick(now: number): void {
-    const read = this.#req.socket?.bytesRead ?? 0;
-    const held = this.#req.isPaused();
+    const read = this.req.socket?.bytesRead ?? 0;
+    const held = this.req.isPaused();
     if (read !== this.#bytesRead || held) {
       this.#bytesRead = read;
       this.#lastByte = now;
@@ -98,14 +136,34 @@ class BodyReading implements Reading {
     this.#lastTick = now;
     const pace = this.#pace;
     if (now - this.#lastByte >= pace.idleMs) {
-      this.#end(stalled(pace.idleMs));
+      this.end(stalled(pace.idleMs));
       return;
     }
     const rate = this.#minRate;
     if (rate === undefined) return;
     // Past the grace, every bytesPerSecond bytes sent buy a second: without a division, bytes sent < rate × time over.
     const over = now - this.#startedAt - this.#heldMs - rate.graceMs;
-    if (over > 0 && (read - this.#firstByte) * 1000 < over * rate.bytesPerSecond) this.#end(tooSlow(rate));
+    if (over > 0 && (read - this.#firstByte) * 1000 < over * rate.bytesPerSecond) this.end(tooSlow(rate));
+  }
+}
+
+/** A watch that tells callbacks: for the streaming readers (busboy, the inflating body stream). */
+class CallbackWatch extends RequestWatch {
+  readonly #fail: (error: WebhookError) => void;
+  readonly #ended: (() => void) | undefined;
+
+  constructor(req: IncomingMessage, pace: BodyPace, fail: (error: WebhookError) => void, ended: (() => void) | undefined) {
+    super(req, pace);
+    this.#fail = fail;
+    this.#ended = ended;
+  }
+
+  protected failed(error: WebhookError): void {
+    this.#fail(error);
+  }
+
+  protected override completed(): void {
+    this.#ended?.();
   }
 }
 
@@ -114,29 +172,6 @@ class BodyReading implements Reading {
  * `ended` once the body is in; the returned function ends the watch early.
  */
 export function watchRequest(req: IncomingMessage, pace: BodyPace, fail: (error: WebhookError) => void, ended?: () => void): () => void {
-  const unwatch = watchBody(pace.sweepMs, new BodyReading(req, pace, (error) => end(error)));
-  let stopped = false;
-  // No 'error' listener: a request emits 'error' only to listeners it has, and every hang-up or failure of the
-  // connection also closes it before it is complete.
-  const onClose = (): void => {
-    if (!stopped && !req.complete) end(aborted());
-  };
-  // The listeners stay on the request once stopped (they do nothing then): taking them off would cost every upload.
-  const stop = (): void => {
-    if (stopped) return;
-    stopped = true;
-    unwatch();
-  };
-  const end = (error: WebhookError): void => {
-    stop();
-    fail(error);
-  };
-  // Once the body is in, what is left (files still being written) is our work, not the caller's.
-  const onEnd = (): void => {
-    if (stopped) return;
-    stop();
-    ended?.();
-  };
-  req.on('end', onEnd).on('close', onClose);
-  return stop;
+  const watch = new CallbackWatch(req, pace, fail, ended);
+  return () => { watch.stop(); };
 }

@@ -116,6 +116,13 @@ export interface WebhookRegistry {
   /** Finds the webhook for a request path (still percent-encoded, no leading or trailing slash). */
   lookup(kind: WebhookKind, method: string, path: string): Promise<WebhookLookup>;
   /**
+   * Optional: the same look-up answered at once, for a registry that serves its routes from memory (both built-in
+   * ones do); it must answer exactly as `lookup()` does, and throw what `lookup()` would reject with. The middleware
+   * uses it when it is defined beside `lookup()` (on the same class or object): a call then waits for no promise
+   * before its body is read. A subclass or wrapper that replaces `lookup()` alone is asked through `lookup()`.
+   */
+  lookupNow?(kind: WebhookKind, method: string, path: string): WebhookLookup;
+  /**
    * The production webhooks of the active workflows, one per (node, method); test listens are not listed. A registry
    * of several instances lists what this instance serves. `describeWebhooks()` builds its document from it.
    */

@@ -68,12 +68,11 @@ export class MemoryWebhookRegistry implements WebhookRegistry {
   }
 
   lookup(kind: WebhookKind, method: string, path: string): Promise<WebhookLookup> {
-    // Without settle()'s closure: this runs for every call.
-    try {
-      return Promise.resolve(kind === 'production' ? this.#production.lookup(method, path) : this.#tests.lookup(method, path));
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+    return new Promise((resolve) => { resolve(this.lookupNow(kind, method, path)); });
+  }
+
+  lookupNow(kind: WebhookKind, method: string, path: string): WebhookLookup {
+    return kind === 'production' ? this.#production.lookup(method, path) : this.#tests.lookup(method, path);
   }
 
   listenForTest(workflow: WorkflowWebhooks, options?: TestListenOptions): Promise<TestListenHandle> {

@@ -4,7 +4,7 @@
  */
 import { WebhookError } from '../../core/errors.js';
 import type { RequestTarget } from './target.js';
-import type { HttpMethod } from '../../core/types.js';
+import type { HttpMethod, WebhookKind } from '../../core/types.js';
 import type { NotListeningReason, RegisteredWebhook, WebhookLookup, WebhookRegistry } from '../registry/contract.js';
 
 export interface WebhookMatch {
@@ -51,13 +51,32 @@ const PRODUCTION_HINT =
   'The workflow must be active for a production URL to run successfully. Activate the workflow, then try again. ' +
   'Production calls are not shown in the editor, only in the workflow\'s executions.';
 
-export function matchWebhook(registry: WebhookRegistry, target: RequestTarget, method: string): Promise<WebhookMatch> {
-  try {
-    if (target.kind === 'waiting') throw new TypeError('A resume address is matched by its wait, not by the registry\'s routes.');
-    return registry.lookup(target.kind, method, target.rawPath).then((lookup) => matchOf(lookup, target, method));
-  } catch (error) {
-    return Promise.reject(error as Error);
+export type LookupNow = (kind: WebhookKind, method: string, path: string) => WebhookLookup;
+
+/**
+ * The registry's `lookupNow`, when it answers for the registry's own `lookup()`: both defined on the same object of
+ * its prototype chain. A registry whose `lookup()` was replaced (on the instance, or in a subclass that kept the
+ * inherited `lookupNow`) is asked through `lookup()` only, so that a wrapper is never bypassed. Decided once, at
+ * the factory.
+ */
+export function immediateLookup(registry: WebhookRegistry): LookupNow | undefined {
+  if (typeof registry.lookupNow !== 'function') return undefined;
+  for (let holder: object | null = registry; holder !== null; holder = Object.getPrototypeOf(holder) as object | null) {
+    const ownsNow = Object.hasOwn(holder, 'lookupNow');
+    const ownsLookup = Object.hasOwn(holder, 'lookup');
+    if (ownsNow || ownsLookup) return ownsNow && ownsLookup ? registry.lookupNow.bind(registry) : undefined;
   }
+  return undefined;
+}
+
+/**
+ * The match at once where the registry answers from memory (`now`, from immediateLookup()), else once its
+ * `lookup()` resolves; a refusal is thrown, or rejected.
+ */
+export function matchWebhook(registry: WebhookRegistry, target: RequestTarget, method: string, now?: LookupNow): WebhookMatch | Promise<WebhookMatch> {
+  if (target.kind === 'waiting') throw new TypeError('A resume address is matched by its wait, not by the registry\'s routes.');
+  if (now !== undefined) return matchOf(now(target.kind, method, target.rawPath), target, method);
+  return registry.lookup(target.kind, method, target.rawPath).then((lookup) => matchOf(lookup, target, method));
 }
 
 /** A found webhook is its own match (it has `webhook` and `params`); else the error that says why not. */

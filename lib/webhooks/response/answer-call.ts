@@ -20,11 +20,12 @@ export interface Call extends ExecutionReporting {
   parameters: ResolvedWebhookParameters;
   headerPolicy: HeaderPolicy;
   responder: Responder;
-  /** Aborts run.signal (deadline passed). */
-  abort(reason: WebhookError): void;
   deadline: DeadlineSettings;
-  /** Where the middleware says it stopped the call (shutdown): a caller still waiting is answered with the reason. */
-  stops: StopSlot;
+  /**
+   * The call's stops: where the middleware says it stopped the call (shutdown), so that a caller still waiting is
+   * answered with the reason, and `stop()`, which aborts run.signal (deadline passed).
+   */
+  stops: StopSlot & { stop(reason: WebhookError): void };
   /** The workflow's run settings, for an executor that hands runs off (queue mode). */
   settings: WorkflowSettings | undefined;
   /** The header the node's authentication checked, for an executor that stores runs (it leaves its value out). */
@@ -54,7 +55,7 @@ function onTimeout(call: Call): (error: WebhookError) => void {
   return (error) => {
     call.responder.close();
     call.events.emit({ type: 'timedOut', workflowId: call.run.workflowId, nodeName: call.run.nodeName, mode: call.run.mode });
-    call.abort(error);
+    call.stops.stop(error);
   };
 }
 
@@ -70,6 +71,8 @@ export interface StartedCall {
   answer: Promise<void> | undefined;
   /** Settles when the executor has settled (it may reject; its failure was reported): temp files may go then. */
   ended: Promise<unknown>;
+  /** The executor had settled already when it returned: what waits for `ended` may go on at once. */
+  settled: boolean;
 }
 
 const ignore = (): void => undefined;
@@ -78,24 +81,40 @@ const ignore = (): void => undefined;
 export function startCall(call: Call): StartedCall {
   if (isHandOff(call.executor)) return startHandedOff(call, call.executor);
   // Only what reporting needs: a run that outlives its answer must not keep the request and response alive.
-  const { run, executor, events, report, onSettled } = call;
-  const execution = reportedExecution({ run, executor, events, report, onSettled });
-  return answerFrom(call, execution);
+  const { outcome, settled } = reportedExecution(new Reporting(call));
+  return answerFrom(call, outcome, settled);
+}
+
+/** What reporting a run needs of its call, and no more (a class: it lives as long as the run). */
+class Reporting implements ExecutionReporting {
+  readonly run: Call['run'];
+  readonly executor: Call['executor'];
+  readonly events: Call['events'];
+  readonly report: Call['report'];
+  readonly onSettled: Call['onSettled'];
+
+  constructor(call: Call) {
+    this.run = call.run;
+    this.executor = call.executor;
+    this.events = call.events;
+    this.report = call.report;
+    this.onSettled = call.onSettled;
+  }
 }
 
 /**
  * Answers as the responseMode says from a run's `execution`: the call's own run (above), or a run waiting in this
  * process that the call resumed (`run.waitForCall()`: nothing new runs, and `respond()` now answers this call).
  */
-export function answerFrom(call: Call, execution: Promise<ExecutionResult>): StartedCall {
-  if (call.parameters.responseMode !== 'onReceived') return { answer: answerFromRun(call, execution), ended: execution };
+export function answerFrom(call: Call, execution: Promise<ExecutionResult>, settled = false): StartedCall {
+  if (call.parameters.responseMode !== 'onReceived') return { answer: answerFromRun(call, execution), ended: execution, settled };
   // The workflow runs on; its failure was reported by execute().
   execution.catch(ignore);
   try {
-    return { answer: writeResponse(call.res, receivedPlan(call.parameters, call.headerPolicy)), ended: execution };
+    return { answer: writeResponse(call.res, receivedPlan(call.parameters, call.headerPolicy)), ended: execution, settled };
   } catch (error) {
     // The run is under way: a failed write must still reach the caller as an error, and `ended` wait for the run.
-    return { answer: Promise.reject(error as Error), ended: execution };
+    return { answer: Promise.reject(error as Error), ended: execution, settled };
   }
 }
 
@@ -142,16 +161,16 @@ function startHandedOff(call: Call, executor: HandOffExecutor): StartedCall {
   if (call.onRefused !== undefined) accepted.catch(call.onRefused);
   if (!awaitsOutcome) {
     const answer = accepted.then(() => writeResponse(call.res, receivedPlan(parameters, call.headerPolicy)));
-    return { answer, ended: accepted };
+    return { answer, ended: accepted, settled: false };
   }
   // A refusal stays a refusal (503, 429, 413), not a workflow failure: only the outcome goes through reporting, whose
   // reporter leaves out what the middleware's own stop caused (caller gone, deadline, shutdown) while the run goes on.
   const execution = accepted.then((handed) => reportedExecution({
     run, events, onSettled, report,
     executor: () => handed.outcome ?? Promise.reject(new Error('The queue gave no outcome for a call that waits for one.')),
-  }));
-  if (parameters.responseMode !== 'onReceived') return { answer: answerFromRun(call, execution), ended: execution };
+  }).outcome);
+  if (parameters.responseMode !== 'onReceived') return { answer: answerFromRun(call, execution), ended: execution, settled: false };
   execution.catch(ignore);
   const answer = accepted.then(() => writeResponse(call.res, receivedPlan(parameters, call.headerPolicy)));
-  return { answer, ended: execution };
+  return { answer, ended: execution, settled: false };
 }

@@ -10,6 +10,8 @@ import type { CallEvents } from '../../core/events.js';
 import type { Item, TriggerItem, TriggerJson, WebhookRun, WorkflowResponse } from '../../core/types.js';
 import type { RunResume, SuspendedWait, SuspendOptions, WaitForCallOptions } from '../../core/waits.js';
 import type { OpenRunWaits, RunWaitsSide } from '../../core/wait-hook.js';
+import type { WebhookError } from '../../core/errors.js';
+import { ignoreRespond } from './report.js';
 
 export interface RunParts {
   req: IncomingMessage;
@@ -20,11 +22,16 @@ export interface RunParts {
   /** Public base of the addresses, without trailing slash (origin + mount path). */
   baseUrl: string;
   prefix: string;
-  /** Gives the run's signal; called only if the workflow looks at it. */
-  signal: () => AbortSignal;
-  respond: (response: WorkflowResponse) => void;
+  /** The workflow's answer, for responseNode; other modes get one made on first use that reports misuse. */
+  respond: ((response: WorkflowResponse) => void) | undefined;
+  /** Where the run's failures go (onWorkflowError or the logger). */
+  report: (error: WebhookError) => void;
   jwtPayload?: Record<string, unknown> | undefined;
-  callId: string;
+  /**
+   * The call: its id and the run's signal, each read when the run first asks for it (most runs never do, and a UUID
+   * or an AbortController is then never made).
+   */
+  call: RunCall;
   events: CallEvents;
   /**
    * Makes the run's waiting side on first use: the waiting addresses' own, passed in by the middleware, so this
@@ -35,10 +42,17 @@ export interface RunParts {
   resume?: RunResume | undefined;
 }
 
+export interface RunCall {
+  readonly callId: string;
+  readonly signal: AbortSignal;
+}
+
 export function buildTriggerItem(parts: RunParts): Item {
   const { req, match, payload } = parts;
   const json: TriggerJson = {
-    headers: { ...req.headers },
+    // The request's own headers object, as the known platform hands it on (Node makes one per request): a copy of
+    // it would cost every call.
+    headers: req.headers,
     params: match.params,
     query: parts.query,
     body: payload.body,
@@ -62,10 +76,10 @@ class Run implements WebhookRun {
   method: WebhookRun['method'];
   outputIndex: number;
   items: WebhookRun['items'];
-  respond: WebhookRun['respond'];
-  callId: string;
+  #respond: WebhookRun['respond'] | undefined;
+  readonly #report: (error: WebhookError) => void;
   resume?: RunResume;
-  readonly #signal: () => AbortSignal;
+  readonly #call: RunCall;
   readonly #baseUrl: string;
   readonly #events: CallEvents;
   readonly #openWaits: OpenRunWaits;
@@ -81,18 +95,32 @@ class Run implements WebhookRun {
     this.method = webhook.method;
     this.outputIndex = webhook.outputIndex;
     this.items = [buildTriggerItem(parts)] as WebhookRun['items'];
-    this.respond = parts.respond;
-    this.callId = parts.callId;
-    this.#signal = parts.signal;
+    this.#respond = parts.respond;
+    this.#report = parts.report;
+    this.#call = parts.call;
     this.#baseUrl = parts.baseUrl;
     this.#events = parts.events;
     this.#openWaits = parts.openWaits;
     if (parts.resume !== undefined) this.resume = parts.resume;
   }
 
+  get callId(): string {
+    return this.#call.callId;
+  }
+
+  /** A getter, so that a run that never answers itself (not responseNode) gets no closure made for it. */
+  get respond(): WebhookRun['respond'] {
+    return this.#respond ??= ignoreRespond(this.#report);
+  }
+
+  /** A call resuming this run's in-run wait with responseNode answers through its own respond(). */
+  set respond(respond: WebhookRun['respond']) {
+    this.#respond = respond;
+  }
+
   /** Made on first use: most workflows never look at it, and an AbortController per call is not free. */
   get signal(): AbortSignal {
-    return this.#signal();
+    return this.#call.signal;
   }
 
   get resumeUrl(): string {

@@ -4,6 +4,7 @@
  * call. Plain flags rather than a promise per step: this runs for every call. The closures that outlive the answer
  * are made here, apart from the scopes that hold `req` and `res`, so that a run that goes on keeps neither alive.
  */
+import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { WebhookError } from '../../core/errors.js';
 import type { CallEvents } from '../../core/events.js';
@@ -11,44 +12,83 @@ import type { RegisteredWebhook } from '../registry/contract.js';
 import type { InFlight, TrackedCall } from './in-flight.js';
 import { noCleanup } from '../payload/index.js';
 
-export interface CallState extends TrackedCall {
-  callId: string;
+/**
+ * A class, not an object literal: V8 may decide to allocate the objects of a literal that often survives straight
+ * into the old generation, where a dead one keeps what it points to alive through young-generation collections.
+ */
+export class CallState implements TrackedCall {
+  /** The caller's request id when it gave a sane one; else a UUID is made when first asked for (most calls never are). */
+  #callId: string | undefined;
   events: CallEvents;
   inFlight: InFlight<CallState>;
-  executing: boolean;
+  inFlightSlot = -1;
+  executing = false;
   /** The failure was reported to onWorkflowError or the logger already. */
-  reported: boolean;
+  reported = false;
   /** Created on first use of run.signal, or by a deadline: most runs never look at it. */
-  controller: AbortController | undefined;
-  hungUp: boolean;
-  webhook: RegisteredWebhook | undefined;
+  controller: AbortController | undefined = undefined;
+  hungUp = false;
+  webhook: RegisteredWebhook | undefined = undefined;
   /** The response, until its connection is done; then only what was sent is kept. */
-  res: ServerResponse | undefined;
-  status: number | undefined;
-  completed: boolean;
+  res: ServerResponse | undefined = undefined;
+  status: number | undefined = undefined;
+  completed = false;
   /** Removes the call's temp files now; set once the payload is parsed. */
-  release: (() => Promise<void>) | undefined;
-  closed: boolean;
+  release: (() => Promise<void>) | undefined = undefined;
+  closed = false;
   /** The run settled, was told to stop, or never started. */
-  runOver: boolean;
+  runOver = false;
   /** The call's temp files are gone (or it had none). */
-  filesGone: boolean;
-  responded: boolean;
+  filesGone = false;
+  responded = false;
+  /** The call was answered with an error: a later error (the pipeline's own, after a stop answered it) is dropped. */
+  failed = false;
+  runStartedAt = 0;
   /** Why the middleware told the run to stop (hang-up, deadline, maxRunMs, shutdown); the first reason stays. */
-  stopReason: WebhookError | undefined;
+  stopReason: WebhookError | undefined = undefined;
   /**
-   * Who answers the caller when the middleware stops the call: the wait for the run's answer while one is under way,
-   * else the middleware's error writer. Cleared once the connection is done.
+   * Who answers the caller when the middleware stops the call while a run's answer is awaited (the deadline's
+   * wait); cleared once that wait is over, or the connection is done.
    */
-  onStop: ((reason: WebhookError) => void) | undefined;
+  onStop: ((reason: WebhookError) => void) | undefined = undefined;
+  /**
+   * Whether a stop with no such wait is answered by `answerStop()` (the middleware's error answer): until the call
+   * is answered with an error, or its connection is done. A method and a flag, not a closure per call: V8 can let a
+   * closure kept on the state pin each call's objects through young collections (measured, bench/README.md).
+   */
+  answersStops = true;
+
+  constructor(givenId: string | undefined, events: CallEvents, inFlight: InFlight<CallState>) {
+    this.#callId = givenId;
+    this.events = events;
+    this.inFlight = inFlight;
+  }
+
+  /** Correlates the call's events, logs and run (`run.callId`). */
+  get callId(): string {
+    return this.#callId ??= randomUUID();
+  }
+
+  /** The run's signal: made on first use (most runs never look at it), already aborted if the caller has gone. */
+  get signal(): AbortSignal {
+    return controllerOf(this).signal;
+  }
+
+  /** Tells the run to stop (see stopRun). */
+  stop(reason: WebhookError): void {
+    stopRun(this, reason);
+  }
+
+  /** Answers the caller of a call stopped while no run's answer is awaited; the middleware's calls write an error. */
+  answerStop(_reason: WebhookError): void {}
+
+  /** The connection is done: the middleware's calls let go of their request side, which a run going on must not keep. */
+  connectionDone(): void {}
 }
 
-export function newCallState(callId: string, events: CallEvents, inFlight: InFlight<CallState>): CallState {
-  const state: CallState = {
-    callId, events, inFlight, executing: false, reported: false, controller: undefined, hungUp: false, webhook: undefined,
-    res: undefined, status: undefined, completed: false, release: undefined, closed: false, runOver: false,
-    filesGone: false, responded: false, runStartedAt: 0, stopReason: undefined, onStop: undefined,
-  };
+/** `givenId`: the caller's request id, already checked to be a sane token; undefined for a new UUID. */
+export function newCallState(givenId: string | undefined, events: CallEvents, inFlight: InFlight<CallState>): CallState {
+  const state = new CallState(givenId, events, inFlight);
   inFlight.add(state);
   return state;
 }
@@ -63,6 +103,8 @@ export function watchClose(res: ServerResponse, state: CallState): void {
   res.on('close', () => {
     state.res = undefined;
     state.onStop = undefined;
+    state.answersStops = false;
+    state.connectionDone();
     state.closed = true;
     state.status = res.headersSent ? res.statusCode : undefined;
     state.completed = res.writableFinished;
@@ -99,7 +141,12 @@ function progress(state: CallState): void {
     state.responded = true;
     if (state.events.active) state.events.emit({ type: 'responded', status: state.status, completed: state.completed });
   }
-  if (state.runOver && state.filesGone) state.inFlight.remove(state);
+  if (state.runOver && state.filesGone) {
+    state.inFlight.remove(state);
+    // The payload's cleanup holds the call's body: a run that goes on, or anything else still holding the state,
+    // must not keep it alive.
+    state.release = undefined;
+  }
 }
 
 /**
@@ -110,7 +157,9 @@ export function stopRun(state: CallState, reason: WebhookError): void {
   state.stopReason ??= reason;
   controllerOf(state).abort(reason);
   endRun(state);
-  if (reason.code !== 'BODY_ABORTED') state.onStop?.(reason);
+  if (reason.code === 'BODY_ABORTED') return;
+  if (state.onStop !== undefined) state.onStop(reason);
+  else if (state.answersStops) state.answerStop(reason);
 }
 
 /**
@@ -153,29 +202,23 @@ function controllerOf(state: CallState): AbortController {
   return state.controller;
 }
 
-export function signalOf(state: CallState): () => AbortSignal {
-  return () => controllerOf(state).signal;
-}
-
-export function stopperOf(state: CallState): (reason: WebhookError) => void {
-  return (reason) => stopRun(state, reason);
-}
-
-export function cleanupOf(payload: { cleanup(): Promise<void> }): () => Promise<void> {
-  return () => payload.cleanup();
-}
-
 /**
- * When the run settles, fulfilled or not (undefined: it never started): the run is over, then its temp files go (a
- * run past maxRunMs gave them up earlier).
+ * When the run settles, fulfilled or not: the run is over, then its temp files go (a run past maxRunMs gave them up
+ * earlier). `ended` undefined: no run started; `settledNow`: it settled already. Both finish the call at once, with
+ * no promise: that is every call whose executor answers at once.
  */
-export function afterRun(settled: Promise<unknown> | undefined, state: CallState, payload: { cleanup(): Promise<void> }): void {
-  const done = (): Promise<void> | undefined => {
-    endRun(state);
-    // Most calls have no temp files: no second step for them.
-    if (payload.cleanup === noCleanup) endFiles(state);
-    else return payload.cleanup().then(() => endFiles(state));
-    return undefined;
-  };
-  void (settled ?? Promise.resolve()).then(done, done);
+export function afterRun(ended: Promise<unknown> | undefined, state: CallState, payload: { cleanup(): Promise<void> }, settledNow = false): void {
+  if (ended === undefined || settledNow) {
+    runEnded(state, payload);
+    return;
+  }
+  const done = (): void => { runEnded(state, payload); };
+  ended.then(done, done);
+}
+
+function runEnded(state: CallState, payload: { cleanup(): Promise<void> }): void {
+  endRun(state);
+  // Most calls have no temp files: no second step for them.
+  if (payload.cleanup === noCleanup) endFiles(state);
+  else void payload.cleanup().then(() => endFiles(state));
 }

@@ -61,7 +61,11 @@ export function executeWorkflow(executor: WebhookExecutor, run: WebhookRun): Pro
     return Promise.reject(failed(error));
   }
   // One promise whether the executor answered at once or later.
-  return Promise.resolve(result).then(checkResult, (error: unknown) => { throw failed(error); });
+  return Promise.resolve(result).then(checkResult, rethrowFailed);
+}
+
+function rethrowFailed(error: unknown): never {
+  throw failed(error);
 }
 
 /** Who hears how a run ended. */
@@ -74,20 +78,52 @@ export interface ExecutionReporting {
   onSettled?: ((outcome: { output?: ExecutionResult; error?: WebhookError }) => void) | undefined;
 }
 
-/** Runs the executor once, reporting its outcome; the promise rejects with a WebhookError on failure. */
-export function reportedExecution(execution: ExecutionReporting): Promise<ExecutionResult> {
+/** A run's outcome as a promise, and whether it had settled already when the executor returned. */
+export interface Execution {
+  outcome: Promise<ExecutionResult>;
+  /** The executor answered at once (not with a promise): its outcome is known, nothing runs on. */
+  settled: boolean;
+}
+
+/**
+ * Runs the executor once, reporting its outcome; the outcome rejects with a WebhookError on failure. An executor that
+ * answers at once (most do, and every onReceived run that only hands its work on) is checked and reported at once,
+ * without a promise chain per call.
+ */
+export function reportedExecution(execution: ExecutionReporting): Execution {
   const { run, events } = execution;
-  const where = { workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode };
-  if (events.active) events.emit({ type: 'started', ...where });
-  return events.within(() => executeWorkflow(execution.executor, run)).then((result) => {
-    if (events.active) events.emit({ type: 'executed', ...where, items: result.items.length });
-    execution.onSettled?.({ output: result });
-    return result;
-  }, (thrown: unknown) => {
-    const error = toWebhookError(thrown);
-    events.emit({ type: 'failed', ...where, error });
-    execution.report(error);
-    execution.onSettled?.({ error });
-    throw error;
-  });
+  if (events.active) events.emit({ type: 'started', workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode });
+  let result: ExecutionResult | PromiseLike<ExecutionResult>;
+  try {
+    result = events.active ? events.within(() => execution.executor(run)) : execution.executor(run);
+  } catch (error) {
+    return { outcome: Promise.reject(reportFailure(execution, failed(error))), settled: true };
+  }
+  if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function') {
+    try {
+      return { outcome: Promise.resolve(reportSuccess(execution, checkResult(result))), settled: true };
+    } catch (error) {
+      return { outcome: Promise.reject(reportFailure(execution, toWebhookError(error))), settled: true };
+    }
+  }
+  const outcome = Promise.resolve(result).then(
+    (value) => reportSuccess(execution, checkResult(value)),
+    (error: unknown) => { throw failed(error); },
+  ).catch((error: unknown) => { throw reportFailure(execution, toWebhookError(error)); });
+  return { outcome, settled: false };
+}
+
+function reportSuccess(execution: ExecutionReporting, result: ExecutionResult): ExecutionResult {
+  const { run, events } = execution;
+  if (events.active) events.emit({ type: 'executed', workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode, items: result.items.length });
+  execution.onSettled?.({ output: result });
+  return result;
+}
+
+function reportFailure(execution: ExecutionReporting, error: WebhookError): WebhookError {
+  const { run, events } = execution;
+  events.emit({ type: 'failed', workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode, error });
+  execution.report(error);
+  execution.onSettled?.({ error });
+  return error;
 }

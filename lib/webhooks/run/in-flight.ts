@@ -6,12 +6,15 @@
  * way; the middleware answers new calls 503 once it is closing.
  */
 import { WebhookError } from '../../core/errors.js';
+import { SlotSet } from '../../core/slot-set.js';
 import type { WebhookShutdownResult } from '../../core/types.js';
 
 /** What the in-flight set needs to know of a call. */
 export interface TrackedCall {
   /** When its run started (ms, Date.now()); 0 while no run is under way. */
   runStartedAt: number;
+  /** Where the in-flight set keeps it (set by `add`). */
+  inFlightSlot: number;
 }
 
 export interface InFlightHandlers<T extends TrackedCall> {
@@ -34,7 +37,7 @@ function stoppedAtShutdown(): WebhookError {
 }
 
 export class InFlight<T extends TrackedCall> {
-  readonly #calls = new Set<T>();
+  readonly #calls = new SlotSet<T>();
   readonly #handlers: InFlightHandlers<T>;
   readonly #maxRunMs: number;
   #sweeper: NodeJS.Timeout | undefined;
@@ -51,7 +54,7 @@ export class InFlight<T extends TrackedCall> {
   }
 
   add(call: T): void {
-    this.#calls.add(call);
+    call.inFlightSlot = this.#calls.add(call);
     if (this.#sweeper === undefined && this.#maxRunMs !== Infinity) {
       this.#sweeper = setInterval(() => this.#sweep(), Math.max(10, Math.min(1000, this.#maxRunMs / 4)));
       this.#sweeper.unref();
@@ -60,7 +63,7 @@ export class InFlight<T extends TrackedCall> {
 
   /** The call is done: answered, its run over, its files gone. */
   remove(call: T): void {
-    this.#calls.delete(call);
+    if (!this.#calls.delete(call.inFlightSlot, call)) return;
     if (this.#calls.size === 0) this.#emptied?.();
   }
 
@@ -71,9 +74,9 @@ export class InFlight<T extends TrackedCall> {
    */
   async drain(timeoutMs: number): Promise<WebhookShutdownResult> {
     this.#closing = true;
-    const pending = [...this.#calls];
+    const pending = this.#calls.members();
     await this.#untilEmpty(timeoutMs);
-    const left = pending.filter((call) => this.#calls.has(call));
+    const left = pending.filter((call) => this.#calls.has(call.inFlightSlot, call));
     const reason = stoppedAtShutdown();
     for (const call of left) this.#handlers.stop(call, reason);
     await Promise.all(left.map((call) => this.#handlers.release(call)));
@@ -104,7 +107,7 @@ export class InFlight<T extends TrackedCall> {
       return;
     }
     const before = Date.now() - this.#maxRunMs;
-    for (const call of this.#calls) {
+    for (const call of this.#calls.members()) {
       if (call.runStartedAt === 0 || call.runStartedAt > before) continue;
       call.runStartedAt = 0;
       this.#handlers.overran(call);

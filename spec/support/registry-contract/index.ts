@@ -23,8 +23,14 @@ function where(hit: WebhookLookup): unknown {
 export function describeRegistryContract(name: string, harness: RegistryHarness): void {
   describe(`${name} keeps the registry contract`, () => {
     const fixture = registryFixture(harness);
-    const lookup = (method: string, path: string, kind: 'production' | 'test' = 'production'): Promise<WebhookLookup> =>
-      fixture.registry.lookup(kind, method, path);
+    /** Every look-up of the suite, through lookup() and, where the registry has it, lookupNow(), which must agree. */
+    const lookup = async (method: string, path: string, kind: 'production' | 'test' = 'production'): Promise<WebhookLookup> => {
+      const later = await fixture.registry.lookup(kind, method, path);
+      if (fixture.registry.lookupNow !== undefined) {
+        expect(fixture.registry.lookupNow(kind, method, path), 'lookupNow() answers as lookup() does').to.deep.equal(later);
+      }
+      return later;
+    };
 
     describe('activate()', () => {
       it('registers one webhook per method of every node, in output order, and skips disabled nodes', async () => {
@@ -173,7 +179,12 @@ export function describeRegistryContract(name: string, harness: RegistryHarness)
       });
 
       it('refuses an encoded slash or NUL byte in a segment with REQUEST_INVALID_PATH', async () => {
-        for (const path of ['a%2Fb', 'a%00b']) expect((await rejectionOf(lookup('GET', path))).code).to.equal('REQUEST_INVALID_PATH');
+        for (const path of ['a%2Fb', 'a%00b']) {
+          expect((await rejectionOf(lookup('GET', path))).code).to.equal('REQUEST_INVALID_PATH');
+          if (fixture.registry.lookupNow === undefined) continue;
+          expect(() => fixture.registry.lookupNow?.('production', 'GET', path), 'lookupNow() throws what lookup() rejects with')
+            .to.throw().with.property('code', 'REQUEST_INVALID_PATH');
+        }
       });
 
       it('keeps production and test addresses apart', async () => {

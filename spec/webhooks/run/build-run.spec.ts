@@ -21,6 +21,8 @@ function parts(extra: { payload?: Partial<RunParts['payload']>; jwtPayload?: Rec
     query: { q: '1' },
     payload: { body: { a: 1 }, cleanup: () => Promise.resolve(), ...extra.payload },
     baseUrl: 'https://hooks.example.com',
+    call: { callId: 'call-1', signal: new AbortController().signal },
+    report: () => undefined,
     prefix: 'webhook',
     jwtPayload: extra.jwtPayload,
     resume: extra.resume,

@@ -13,7 +13,7 @@ import type { InFlight } from '../../../lib/webhooks/run/in-flight.js';
 import { noCleanup } from '../../../lib/webhooks/payload/index.js';
 import { deferred } from '../../support/workflows.js';
 import {
-  afterRun, answered, endFiles, endRun, newCallState, releaseFiles, runTooLong, signalOf, stoppedByMiddleware, stopperOf, stopRun,
+  afterRun, answered, endFiles, endRun, newCallState, releaseFiles, runTooLong, stoppedByMiddleware, stopRun,
   watchClose, type CallState,
 } from '../../../lib/webhooks/run/call-state.js';
 
@@ -125,7 +125,7 @@ describe('the in-flight set', () => {
 describe('a caller that hangs up', () => {
   it('stops the running run through its signal, with BODY_ABORTED', () => {
     const call = newCall();
-    const signal = signalOf(call.state)();
+    const signal = call.state.signal;
     call.state.executing = true;
     call.res.close(false);
     expect(signal.aborted).to.equal(true);
@@ -140,7 +140,7 @@ describe('a caller that hangs up', () => {
     call.res.close(false);
     expect(call.state.stopReason).to.equal(undefined);
     expect(responded(call), 'the run is not over').to.deep.equal([]);
-    const signal = signalOf(call.state)();
+    const signal = call.state.signal;
     expect(signal.aborted).to.equal(true);
     expect((signal.reason as WebhookError).code).to.equal('BODY_ABORTED');
     expect(call.state.stopReason).to.equal(signal.reason);
@@ -157,7 +157,7 @@ describe('a caller that hangs up', () => {
 
   it('a finished answer is no hang-up: the signal stays quiet', () => {
     const call = newCall();
-    const signal = signalOf(call.state)();
+    const signal = call.state.signal;
     call.state.executing = true;
     call.res.close(true);
     expect(signal.aborted).to.equal(false);
@@ -171,9 +171,9 @@ describe('stopping a run', () => {
     call.state.onStop = (reason) => told.push(reason);
     const first = shutdown();
     const second = runTooLong(100);
-    stopperOf(call.state)(first);
-    stopperOf(call.state)(second);
-    expect(signalOf(call.state)().reason).to.equal(first);
+    call.state.stop(first);
+    call.state.stop(second);
+    expect(call.state.signal.reason).to.equal(first);
     expect(call.state.stopReason).to.equal(first);
     expect(told[0]).to.equal(first);
   });

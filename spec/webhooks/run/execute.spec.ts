@@ -110,7 +110,7 @@ describe('how a run\'s end is reported', () => {
     const result = await reportedExecution({
       run, events, executor: () => ({ items: [{ json: { a: 1 } }, { json: { b: 2 } }] }),
       report: (error) => reports.push(error), onSettled: (outcome) => settled.push(outcome),
-    });
+    }).outcome;
     expect(heard).to.deep.equal([{ type: 'started', ...where }, { type: 'executed', ...where, items: 2 }]);
     expect(settled).to.deep.equal([{ output: result }]);
     expect(reports).to.deep.equal([]);
@@ -123,7 +123,7 @@ describe('how a run\'s end is reported', () => {
     const thrown = await reportedExecution({
       run, events, executor: () => { throw new Error('broken'); },
       report: (error) => reports.push(error), onSettled: (outcome) => settled.push(outcome),
-    }).then(() => undefined, (error: WebhookError) => error);
+    }).outcome.then(() => undefined, (error: WebhookError) => error);
     expect(thrown?.code).to.equal('WORKFLOW_FAILED');
     expect(heard).to.deep.equal([{ type: 'started', ...where }, { type: 'failed', ...where, error: thrown }]);
     expect(reports).to.deep.equal([thrown]);
@@ -132,7 +132,26 @@ describe('how a run\'s end is reported', () => {
 
   it('emits nothing for a call nobody listens to', async () => {
     const { events, heard } = recordedEvents(false);
-    await reportedExecution({ run, events, executor: () => ({ items: [] }), report: () => undefined });
+    await reportedExecution({ run, events, executor: () => ({ items: [] }), report: () => undefined }).outcome;
     expect(heard).to.deep.equal([]);
+  });
+
+  it('knows at once how a run that answered at once ended, and waits for one that answered with a promise', async () => {
+    const now = reportedExecution({ run, events: recordedEvents().events, executor: () => ({ items: [] }), report: () => undefined });
+    const later = reportedExecution({ run, events: recordedEvents().events, executor: () => Promise.resolve({ items: [] }), report: () => undefined });
+    const threw = reportedExecution({ run, events: recordedEvents().events, executor: () => { throw new Error('x'); }, report: () => undefined });
+    expect([now.settled, later.settled, threw.settled]).to.deep.equal([true, false, true]);
+    await Promise.all([now.outcome, later.outcome, threw.outcome.catch(() => undefined)]);
+  });
+
+  it('reports a promised result that is malformed, or a rejection, once, as a failure', async () => {
+    for (const executor of [() => Promise.resolve({ items: 'no' }), () => Promise.reject(new Error('down'))]) {
+      const { events, heard } = recordedEvents();
+      const reports: WebhookError[] = [];
+      const error = await reportedExecution({ run, events, executor: executor as unknown as WebhookExecutor, report: (failure) => reports.push(failure) })
+        .outcome.then(() => undefined, (thrown: WebhookError) => thrown);
+      expect(reports).to.deep.equal([error]);
+      expect(heard.map((event) => event.type)).to.deep.equal(['started', 'failed']);
+    }
   });
 });

@@ -30,7 +30,7 @@ describe('the maxRunMs sweep', () => {
 
   it('tells a run to stop once maxRunMs has passed, not before, and only once', () => {
     const { inFlight, overran } = tracked(100);
-    const call = { runStartedAt: Date.now() };
+    const call = { runStartedAt: Date.now(), inFlightSlot: -1 };
     inFlight.add(call);
     clock.tick(99);
     expect(overran, 'before maxRunMs').to.deep.equal([]);
@@ -44,8 +44,8 @@ describe('the maxRunMs sweep', () => {
   it('is late by at most a quarter of maxRunMs', () => {
     const { inFlight, overran } = tracked(100);
     clock.tick(10);
-    const call = { runStartedAt: Date.now() };
-    inFlight.add({ runStartedAt: 0 });
+    const call = { runStartedAt: Date.now(), inFlightSlot: -1 };
+    inFlight.add({ runStartedAt: 0, inFlightSlot: -1 });
     clock.tick(5);
     inFlight.add(call);
     clock.tick(95 + 25);
@@ -54,12 +54,12 @@ describe('the maxRunMs sweep', () => {
 
   it('passes over runs started after the cutoff and calls without a run', () => {
     const { inFlight, overran } = tracked(100);
-    const first = { runStartedAt: Date.now() };
-    const idle = { runStartedAt: 0 };
+    const first = { runStartedAt: Date.now(), inFlightSlot: -1 };
+    const idle = { runStartedAt: 0, inFlightSlot: -1 };
     inFlight.add(first);
     inFlight.add(idle);
     clock.tick(50);
-    const second = { runStartedAt: Date.now() };
+    const second = { runStartedAt: Date.now(), inFlightSlot: -1 };
     inFlight.add(second);
     clock.tick(50);
     expect(overran).to.deep.equal([first]);
@@ -71,19 +71,19 @@ describe('the maxRunMs sweep', () => {
 
   it('is one timer for all calls, gone at the first tick that finds none, and back with the next call', () => {
     const { inFlight } = tracked(100);
-    const calls = [{ runStartedAt: 0 }, { runStartedAt: 0 }, { runStartedAt: 0 }];
+    const calls = [{ runStartedAt: 0, inFlightSlot: -1 }, { runStartedAt: 0, inFlightSlot: -1 }, { runStartedAt: 0, inFlightSlot: -1 }];
     for (const call of calls) inFlight.add(call);
     expect(clock.countTimers()).to.equal(1);
     for (const call of calls) inFlight.remove(call);
     clock.tick(100);
     expect(clock.countTimers()).to.equal(0);
-    inFlight.add({ runStartedAt: 0 });
+    inFlight.add({ runStartedAt: 0, inFlightSlot: -1 });
     expect(clock.countTimers()).to.equal(1);
   });
 
   it('has no timer without maxRunMs', () => {
     const { inFlight } = tracked(Infinity);
-    inFlight.add({ runStartedAt: Date.now() });
+    inFlight.add({ runStartedAt: Date.now(), inFlightSlot: -1 });
     expect(clock.countTimers()).to.equal(0);
   });
 });
@@ -91,8 +91,8 @@ describe('the maxRunMs sweep', () => {
 describe('draining the calls in flight', () => {
   it('says how many completed, and stops the rest with 503 SHUTTING_DOWN and a retry advice', async () => {
     const { inFlight, stopped, released } = tracked(Infinity);
-    const done = { runStartedAt: 1 };
-    const hung = { runStartedAt: 1 };
+    const done = { runStartedAt: 1, inFlightSlot: -1 };
+    const hung = { runStartedAt: 1, inFlightSlot: -1 };
     inFlight.add(done);
     inFlight.add(hung);
     const draining = inFlight.drain(20);
