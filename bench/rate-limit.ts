@@ -7,25 +7,26 @@
  * no limit; a limit with room, keyed by address, by caller address, by header; a spent limit (every call refused
  * 429). Each limited address is measured right after or before the unlimited one of its server (the order flips every
  * round), and the table gives the median of those paired ratios; with Redis, redis-server's own CPU per call (INFO
- * cpu) beside it. `BENCH_BASELINE=<git ref>` adds the unlimited address served by that ref's lib/ (extracted with git
- * archive), paired `BENCH_BASELINE_ROUNDS` (21) times with this build's and with a second baseline server (the noise
- * floor), each serving that address alone. `BENCH_CALLS` sets the calls per measurement (default 20 000).
+ * cpu) beside it. `BENCH_BASELINE=<commit>` adds the unlimited address served by that commit's build (made as the
+ * speed bench makes its pinned older builds) against this checkout's dist/, paired `BENCH_BASELINE_ROUNDS` (21) times,
+ * beside a second baseline server against the first (the noise floor), each serving that address alone.
+ * `BENCH_CALLS` sets the calls per measurement (default 20 000).
  */
-import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, existsSync } from 'node:fs';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
 import { median, stop } from './http.js';
 import { startRedis } from './redis-server.js';
+import { buildBaseline } from './speed/baselines.js';
+import { ensureBuild, ROOT } from './speed/runner.js';
 import { MemoryWebhookRegistry } from '../lib/index.js';
 import { limitCall, rateLimitSettings, resolveRateLimitOptions } from '../lib/webhooks/rate-limit/index.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 const SERVER = fileURLToPath(new URL('./servers/rate-limit-server.ts', import.meta.url));
 const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
-const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const BODY = '{"order":1234,"items":[{"sku":"tea","qty":2}],"customer":{"name":"Ada"}}';
 
 interface Server { label: string; child: ChildProcess; port: number }
@@ -97,15 +98,12 @@ async function redisCpu(url: string): Promise<number> {
   }
 }
 
-/** That ref's lib/, extracted once into .bench-baseline/<commit>/ (inside the repository: its node_modules resolve). */
-function baselineLib(ref: string): { dir: string; commit: string } {
-  const commit = execFileSync('git', ['rev-parse', '--short', ref], { cwd: ROOT, encoding: 'utf8' }).trim();
-  const dir = join(ROOT, '.bench-baseline', commit);
-  if (!existsSync(join(dir, 'lib', 'index.ts'))) {
-    mkdirSync(dir, { recursive: true });
-    execFileSync('sh', ['-c', `git archive ${commit} lib | tar -x -C "${dir}"`], { cwd: ROOT });
-  }
-  return { dir: join(dir, 'lib'), commit };
+/** The built package of that commit (as the speed bench builds its pinned older builds), and this checkout's dist/. */
+function builtEntries(ref: string): { own: string; base: string } {
+  const built = buildBaseline({ commit: ref, reason: 'BENCH_BASELINE of npm run bench -- ratelimit' });
+  if ('notRun' in built) throw new Error(`BENCH_BASELINE=${ref}: ${built.notRun}`);
+  ensureBuild();
+  return { own: join(ROOT, 'dist', 'index.js'), base: built.entry };
 }
 
 /** Nanoseconds per call of `call` (which may return a promise), the median of five runs of `calls` calls. */
@@ -163,11 +161,11 @@ export async function benchRateLimit(settings: { rounds: number }): Promise<stri
     const alone: Server[] = [];
     let base = '';
     if (baseline !== undefined) {
-      const { dir, commit } = baselineLib(baseline);
-      base = `${baseline} (${commit})`;
-      alone.push(await start('this build', ['memory'], { BENCH_LIB_DIR: join(ROOT, 'lib') }));
-      alone.push(await start(base, ['memory'], { BENCH_LIB_DIR: dir }));
-      alone.push(await start(`${base}, a second server`, ['memory'], { BENCH_LIB_DIR: dir }));
+      const entries = builtEntries(baseline);
+      base = baseline;
+      alone.push(await start('this build', ['memory'], { BENCH_ENTRY: entries.own }));
+      alone.push(await start(base, ['memory'], { BENCH_ENTRY: entries.base }));
+      alone.push(await start(`${base}, a second server`, ['memory'], { BENCH_ENTRY: entries.base }));
       servers.push(...alone);
     }
     const [memory, onRedis] = servers as [Server, Server];

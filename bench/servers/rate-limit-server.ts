@@ -1,8 +1,8 @@
 /**
  * The server of `npm run bench -- ratelimit`, in its own process (forked by bench/rate-limit.ts): the middleware on
  * node:http (where nothing hides its cost) with one address per case, from a memory registry, or a Redis registry on
- * BENCH_REDIS_URL (argv[2] `redis`). BENCH_LIB_DIR loads the middleware from another build of lib/ (the baseline
- * the runner extracts from git), which serves the unlimited address only. Answers `cpu` over IPC with its
+ * BENCH_REDIS_URL (argv[2] `redis`). BENCH_ENTRY loads the middleware from a built package instead (this checkout's
+ * dist/, or an older commit's build, as the speed bench makes them), which serves the unlimited address only. Answers `cpu` over IPC with its
  * process.cpuUsage(), so the runner measures CPU per call over a fixed number of calls.
  */
 import { createServer } from 'node:http';
@@ -13,8 +13,8 @@ import { resolve } from 'node:path';
 type Lib = typeof import('../../lib/index.js');
 
 const [registryKind = 'memory'] = process.argv.slice(2);
-const libDir = process.env.BENCH_LIB_DIR;
-const lib = (await import(libDir === undefined ? '../../lib/index.js' : pathToFileURL(resolve(libDir, 'index.ts')).href)) as Lib;
+const entry = process.env.BENCH_ENTRY;
+const lib = (await import(entry === undefined ? '../../lib/index.js' : pathToFileURL(resolve(entry)).href)) as Lib;
 let cleanup = async (): Promise<void> => undefined;
 
 async function registryOf(): Promise<import('../../lib/index.js').WebhookRegistry> {
@@ -46,7 +46,7 @@ const CASES: Record<string, unknown> = {
 
 const registry = await registryOf();
 for (const [path, rateLimit] of Object.entries(CASES)) {
-  if (libDir !== undefined && rateLimit !== undefined) continue;
+  if (entry !== undefined && rateLimit !== undefined) continue;
   await registry.activate({
     workflowId: path, nodes: [{ name: 'Webhook', parameters: { path, httpMethod: 'POST' } }],
     ...(rateLimit === undefined ? {} : { settings: { rateLimit } as never }),
