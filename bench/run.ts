@@ -6,12 +6,14 @@
  * redis-server), topologies (the Redis registry on one server, a Redis Cluster and Sentinel), queue (queue mode
  * against in process, pinned to cores; starts its own redis-server and workers), telemetry (the middleware with OpenTelemetry, without
  * and with an SDK, and with the console mounted), replicas (queue mode with replica acknowledgement against without;
- * starts a primary and a replica).
+ * starts a primary and a replica), ratelimit (CPU per call of an address without and with a rate limit, memory and
+ * Redis registry; starts its own redis-server).
  */
 import { cpus, totalmem } from 'node:os';
 import { benchDefinitions } from './definitions.js';
 import { benchHttp } from './http.js';
 import { benchQueue } from './queue-mode.js';
+import { benchRateLimit } from './rate-limit.js';
 import { benchReplicas } from './queue-replicas.js';
 import { benchRedis } from './redis.js';
 import { benchRedisTopologies } from './redis-topologies.js';
@@ -48,4 +50,5 @@ if (wants('upload')) write(`## 1 GiB multipart upload (server in its own process
 if (wants('redis')) write(`## Redis registry (redis-server started by the benchmark)\n\n${await benchRedis(settings)}\n\n`);
 if (wants('topologies')) write(`## Redis registry on one redis-server, a Redis Cluster and Sentinel (all started by the benchmark)\n\n${await benchRedisTopologies()}\n\n`);
 if (wants('queue')) write(`## Queue mode (redis-server, workers and every web instance in processes of their own, pinned to cores)\n\n${await benchQueue(settings)}\n\n`);
+if (wants('ratelimit')) write(`## Rate limits: CPU per call (redis-server started by the benchmark)\n\n${await benchRateLimit(settings)}\n\n`);
 if (wants('replicas')) write(`## Queue mode with replica acknowledgement (a primary and one replica on loopback)\n\n${await benchReplicas(settings)}\n\n`);

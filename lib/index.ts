@@ -45,11 +45,15 @@ export type {
   WebhookMiddlewareOptions,
   WebhookUploadsOptions,
 } from './webhooks/options.js';
+export type { RateLimitOptions } from './webhooks/rate-limit/settings.js';
 export type { WorkflowFailureContext } from './webhooks/run/report.js';
 export type { ByteSize } from './core/option-checks.js';
 export type { CallTelemetry, WebhookEvent, WebhookEventListener } from './core/events.js';
 export type { AcceptedRun, HandOffContext, HandOffExecutor } from './webhooks/run/hand-off.js';
 export type * from './core/types.js';
+export type {
+  RateLimitCharge, RateLimitKey, RateLimitPolicy, RateLimitResult, RateLimitSetting, ResolvedRateLimitPolicy,
+} from './core/rate-limits.js';
 export type * from './webhooks/registry/contract.js';
 export type * from './core/waits.js';
 export type { WaitingMiddlewareOptions } from './webhooks/waiting/settings.js';

@@ -70,6 +70,20 @@ export interface GuardsDto {
   signatureScheme?: string;
   /** Waiting addresses: they are signed, and need their signature. */
   signed?: boolean;
+  /** Production addresses with a rate limit (their workflow's, or the middleware's default): each policy. */
+  rateLimits?: RateLimitDto[];
+}
+
+/** One rate limit policy of an address: `limit` calls per `windowMs`, counted per address, caller address or header value. */
+export interface RateLimitDto {
+  /** Its name in the RateLimit-Policy header. */
+  name: string;
+  limit: number;
+  windowMs: number;
+  /** Whose calls count together. */
+  key: 'address' | 'ip' | 'header';
+  /** `key: 'header'`: the header's name (its values are never shown). */
+  header?: string;
 }
 
 /** One active address. */
@@ -91,6 +105,8 @@ export interface WebhookRow {
   expiresAt?: number;
   /** Waiting addresses: `inRun` or `suspended`. */
   form?: 'inRun' | 'suspended';
+  /** Rate-limited addresses: how many of the recent calls the console keeps were refused 429 RATE_LIMITED. */
+  refused?: number;
 }
 
 export interface WebhookListing {

@@ -40,6 +40,11 @@ export const ERROR_CODES = {
   SIGNATURE_REPLAYED: 409,
   /** A host body parser read a signed call's body and kept no raw bytes, so the signature cannot be checked. */
   SIGNATURE_BODY_UNAVAILABLE: 500,
+  /**
+   * The caller spent the address's rate limit (`settings.rateLimit`, or the middleware's default) for this window:
+   * answered with `Retry-After`, `RateLimit-Policy` and `RateLimit`; the call does not run.
+   */
+  RATE_LIMITED: 429,
   /** The request could not be read as HTTP (answered by handleClientError). */
   REQUEST_MALFORMED: 400,
   /** The request was not completed within the server's request timeout (answered by handleClientError). */

@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebhookEventListener } from './events.js';
 import type { WebhookLogger } from './logger.js';
+import type { ResolvedRateLimitPolicy } from './rate-limits.js';
 
 /** Structural middleware type: assignable to `app.use()` of Express 4, Express 5 and Connect. */
 export interface WebhookMiddleware {
@@ -36,6 +37,8 @@ export interface WebhookMiddlewareSettings {
   readonly openApiPath: string | undefined;
   /** How long a lastNode or responseNode caller may wait, in ms (`responseTimeoutMs`); 0 or Infinity: no deadline. */
   readonly responseTimeoutMs: number;
+  /** The rate limit of addresses whose workflow sets none (`rateLimit.default`); undefined: none. */
+  readonly rateLimit: readonly ResolvedRateLimitPolicy[] | undefined;
   /**
    * The host's credentials resolver (the `credentials` option), so that a tool can name what a node's credential is
    * (a signature's scheme) the way the middleware resolves it; never for its secrets.

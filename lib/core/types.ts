@@ -5,6 +5,7 @@
  */
 import type { ExecutionHint } from '../definitions/hints.js';
 import type { RunWaiting, SuspendOptions } from './waits.js';
+import type { RateLimitSetting } from './rate-limits.js';
 
 export type { ExecutionHint };
 
@@ -118,11 +119,18 @@ export interface WebhookNode {
 }
 
 /**
- * How the runs of a workflow are scheduled when they leave the web process (queue mode, `workflow-webhooks/queue`).
- * They travel with the activated workflow, so every instance and every worker reads the same values; the in-process
- * executor ignores them.
+ * How a workflow's calls are admitted and its runs scheduled. They travel with the activated workflow, so every
+ * instance and every worker reads the same values. `rateLimit` holds on every address; the others are queue mode's
+ * (`workflow-webhooks/queue`), which the in-process executor ignores.
  */
 export interface WorkflowSettings {
+  /**
+   * Calls each production address of the workflow lets through per window (counted where the registry lives: in
+   * process, or in Redis for every instance); one more is answered 429 `RATE_LIMITED` with `Retry-After`. One policy or
+   * up to four (a call must pass each); `false` opts out of the middleware's `rateLimit.default`. After activation the
+   * registry holds it as a list of complete policies ({@link ResolvedRateLimitPolicy}).
+   */
+  rateLimit?: RateLimitSetting;
   /** At most this many runs of the workflow at once, across all workers; the rest wait in the queue. */
   concurrency?: number;
   /** At most this many runs waiting (stored, not yet running); a call beyond it is answered 429 `TOO_MANY_RUNS`. */

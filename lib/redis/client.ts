@@ -38,6 +38,11 @@ export function canDuplicate(client: RedisClientLike): client is RedisClientLike
 }
 
 /** A Redis error reply (a script error, a wrong type): the server answered, so the connection is fine. */
+/** What was thrown, as an Error (a listener's event carries one). */
+export function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}
+
 export function isReplyError(error: unknown): boolean {
   for (let proto = Object.getPrototypeOf(error) as object | null; proto !== null; proto = Object.getPrototypeOf(proto) as object | null) {
     if ((proto as { constructor?: { name?: string } }).constructor?.name === 'ErrorReply') return true;

@@ -1,11 +1,23 @@
 /**
  * How long since Redis last answered this instance, and the events said when the link drops or comes back: what
- * `health()` reports and what decides whether calls may still be served from the in-memory table.
+ * `health()` reports and what decides whether calls may still be served from the in-memory table (`checkServing`).
  */
+import { WebhookError } from '../core/errors.js';
+import { asError } from './client.js';
 import type { RedisRegistryEvent } from './options.js';
 
-function asError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
+/** Refuses a look-up before the registry is ready, or once it has been cut off from Redis for longer than `staleAfterMs`. */
+export function checkServing(ready: boolean, contact: RedisContact, staleAfterMs: number): void {
+  if (!ready) {
+    throw new WebhookError('REGISTRY_UNAVAILABLE', 'The webhook registry is not ready.', {
+      hint: 'await registry.ready() before the server takes calls.',
+    });
+  }
+  if (contact.stale(staleAfterMs)) {
+    throw new WebhookError('REGISTRY_UNAVAILABLE', 'The webhook registry has lost Redis for longer than staleAfterMs allows.', {
+      hint: 'Calls are refused until Redis answers again, so that no call is served from an out-of-date table.',
+    });
+  }
 }
 
 export class RedisContact {

@@ -33,6 +33,10 @@ export interface RegistryKeys {
   waits: string;
   /** String, expiring: written by each round of replica acknowledgement right before its WAIT (option `replicas`). */
   acks: string;
+  /** String, expiring at the end of its window: a rate limit budget's count of calls (the id is a digest). */
+  rateBudget(id: string): string;
+  /** String, expiring: how many caller budgets a rate limit's scope (a digest) opened in its window. */
+  rateOpened(scope: string): string;
 }
 
 export function registryKeys(prefix: string): RegistryKeys {
@@ -52,5 +56,7 @@ export function registryKeys(prefix: string): RegistryKeys {
     waitPrefix: `${prefix}wait:`,
     waits: `${prefix}waits`,
     acks: `${prefix}acks`,
+    rateBudget: (id) => `${prefix}rate:${id}`,
+    rateOpened: (scope) => `${prefix}rate-opened:${scope}`,
   };
 }

@@ -11,7 +11,7 @@ import type {
   ListedTestWebhook, RegisteredWebhook, TestCallClaim, TestListenHandle, TestListenOptions, WebhookLookup, WebhookRegistry,
 } from '../webhooks/registry/contract.js';
 import type { WebhookKind, WorkflowWebhooks } from '../core/types.js';
-import { warnIfNoErrorListener } from './client.js';
+import { asError, warnIfNoErrorListener } from './client.js';
 import { conflictFrom } from './conflicts.js';
 import { registryKeys, type RegistryKeys } from './keys.js';
 import { RedisLink, unavailable } from './link.js';
@@ -22,14 +22,12 @@ import { ProductionMirror } from './production-mirror.js';
 import { ACTIVATE, DEACTIVATE, ENSURE_EPOCH, type Script } from './scripts.js';
 import { loadSnapshot } from './snapshot.js';
 import { RedisTestListens } from './test-listens.js';
-import { RedisContact } from './contact.js';
+import { checkServing, RedisContact } from './contact.js';
 import { RegistryReplicas } from './registry-replicas.js';
 import { RedisWaits } from './waits.js';
 import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../core/waits.js';
-
-function asError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
-}
+import type { RateLimitCharge, RateLimitResult } from '../core/rate-limits.js';
+import { RedisRateLimits } from './rate-limits.js';
 
 export class RedisWebhookRegistry implements WebhookRegistry {
   readonly #options: ResolvedRedisOptions;
@@ -47,6 +45,7 @@ export class RedisWebhookRegistry implements WebhookRegistry {
   readonly #contact: RedisContact;
   readonly #waits: RedisWaits;
   readonly #replicas: RegistryReplicas;
+  readonly #rateLimits: RedisRateLimits;
 
   constructor(options: RedisWebhookRegistryOptions) {
     this.#options = resolveRedisOptions(options);
@@ -54,6 +53,7 @@ export class RedisWebhookRegistry implements WebhookRegistry {
     this.#link = new RedisLink(this.#options.client, this.#options.commandTimeoutMs, () => undefined, { topology: this.#options.topology, key: this.#keys.epoch });
     this.#contact = new RedisContact(this.#options.onEvent);
     this.#replicas = new RegistryReplicas(this.#options, this.#keys.acks);
+    this.#rateLimits = new RedisRateLimits(this.#options, this.#keys);
     this.#waits = new RedisWaits(this.#link, this.#keys, this.#options.maxWaiting, () => Date.now() + this.#clockOffset, this.#replicas);
     this.#tests = new RedisTestListens({
       keys: this.#keys,
@@ -106,7 +106,7 @@ export class RedisWebhookRegistry implements WebhookRegistry {
   }
 
   lookupNow(kind: WebhookKind, method: string, path: string): WebhookLookup {
-    this.#checkServing();
+    checkServing(this.#state === 'ready', this.#contact, this.#options.staleAfterMs);
     return kind === 'production' ? this.#production.routes.lookup(method, path) : this.#tests.lookup(method, path);
   }
 
@@ -127,6 +127,9 @@ export class RedisWebhookRegistry implements WebhookRegistry {
   rememberMessageId(key: string, ttlMs: number): Promise<boolean> {
     return rememberMessageId(this.#link, this.#keys, key, ttlMs);
   }
+
+  /** Rate limit budgets, shared by every instance: one atomic script per call, windows measured by Redis' clock. */
+  chargeRateLimits(charges: readonly RateLimitCharge[]): Promise<RateLimitResult> { return this.#rateLimits.charge(charges); }
 
   /** The production webhooks this instance serves (of one workflow, given its id), from its mirror: another's changes within milliseconds. */
   async list(workflowId?: string): Promise<RegisteredWebhook[]> {
@@ -172,6 +175,7 @@ export class RedisWebhookRegistry implements WebhookRegistry {
     this.#state = 'closed';
     await this.#reader?.stop();
     this.#link.close();
+    this.#rateLimits.close();
     this.#replicas.close();
   }
 
@@ -282,18 +286,5 @@ export class RedisWebhookRegistry implements WebhookRegistry {
       this.#options.onEvent({ type: 'error', error: asError(error), during: `applying change ${entry.version} (${String(op)})` });
     }
     this.#production.settle(entry.version);
-  }
-
-  #checkServing(): void {
-    if (this.#state !== 'ready') {
-      throw new WebhookError('REGISTRY_UNAVAILABLE', 'The webhook registry is not ready.', {
-        hint: 'await registry.ready() before the server takes calls.',
-      });
-    }
-    if (this.#contact.stale(this.#options.staleAfterMs)) {
-      throw new WebhookError('REGISTRY_UNAVAILABLE', 'The webhook registry has lost Redis for longer than staleAfterMs allows.', {
-        hint: 'Calls are refused until Redis answers again, so that no call is served from an out-of-date table.',
-      });
-    }
   }
 }

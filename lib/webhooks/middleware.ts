@@ -1,7 +1,7 @@
 /**
  * The middleware only wires the stages of the request path, each in its own folder:
- * request (target, limits, match) → guards → payload (reading through body/ and uploads/) → run (dispatch, execute)
- * → response; and composes the addresses it serves: production and test, and the waiting ones of ../waiting/.
+ * request (target, limits, match) → guards → rate limit → payload (reading through body/ and uploads/) → run
+ * (dispatch, execute) → response; and composes the addresses it serves: production and test, and waiting/'s.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toWebhookError } from '../core/errors.js';
@@ -14,6 +14,7 @@ import { checkRequestLimits } from './request/limits.js';
 import { immediateLookup, matchWebhook, notListening } from './request/match.js';
 import { corsHeaders } from './guards/cors.js';
 import { guardCall } from './guards/index.js';
+import { limitCall, rateLimitSettings } from './rate-limit/index.js';
 import { answerOptions } from './guards/preflight.js';
 import { bodyPace, parsePayload, type Payload } from './payload/index.js';
 import { parseQuery } from './payload/query.js';
@@ -62,6 +63,7 @@ export function createWebhookMiddleware(
   const prefixes = { production: resolved.productionPrefix, test: resolved.testPrefix, waiting: resolved.waiting.prefix };
   const shared: SharedSettings = {
     guard: { proxyHops: resolved.proxyHops, credentials: resolved.credentials, replay: replayMemoryOf(registry, executor) },
+    rateLimit: rateLimitSettings(resolved.rateLimit, resolved.proxyHops, registry, resolved.logger),
     payload: {
       limits: resolved.limits,
       tempDir: resolved.uploads.tempDir,
@@ -97,7 +99,7 @@ export function createWebhookMiddleware(
   const openWaits = runWaitsOpener(waiting);
   const context: Context = { registry, lookupNow: immediateLookup(registry), executor, options: resolved, shared, inFlight, baseUrlOf, waiting, openWaits, hub };
   const openApi = resolved.openApi && documentRoute(registry, resolved.openApi, {
-    productionPrefix: resolved.productionPrefix, timeoutStatus: resolved.deadline.status, credentials: resolved.credentials,
+    productionPrefix: resolved.productionPrefix, timeoutStatus: resolved.deadline.status, credentials: resolved.credentials, rateLimit: resolved.rateLimit.default,
     waitingPrefix: resolved.waiting.secret === undefined ? undefined : resolved.waiting.prefix,
     baseUrlOf: (req) => baseUrlOf(req, requestMountPath(req)),
   });
@@ -119,6 +121,7 @@ export function createWebhookMiddleware(
     publicUrl: resolved.publicUrl,
     openApiPath: resolved.openApi?.path,
     responseTimeoutMs: resolved.deadline.ms,
+    rateLimit: resolved.rateLimit.default,
     credentials: resolved.credentials,
     logger: resolved.logger,
   });
@@ -191,6 +194,8 @@ async function handleCall(call: Served): Promise<void> {
     for (const name in cors) addHeader(res, name, cors[name] as string);
     const guarded = guardCall(req, webhook, context.shared.guard);
     const auth = guarded instanceof Promise ? await guarded : guarded;
+    const limited = limitCall(req, res, target.kind, webhook, context.shared.rateLimit, auth);
+    if (limited !== undefined) await limited;
     const payloadSettings = waitMatch === undefined ? context.shared.payload : { ...context.shared.payload, limits: waitMatch.wait.limits };
     payload = await parsePayload(req, payloadSettings, webhook.parameters, auth !== undefined && 'signature' in auth ? auth.signature : undefined);
     state.release = payload.cleanup;

@@ -20,6 +20,7 @@ export type { WebhookLimitsOptions, WebhookUploadsOptions } from '../core/option
 import type { WorkflowFailureContext } from './run/report.js';
 import { resolveWaitingOptions, type ResolvedWaitingOptions, type WaitingMiddlewareOptions } from './waiting/settings.js';
 import { resolveOpenApiRoute, type OpenApiRouteOptions, type ResolvedOpenApiRoute } from './describe/settings.js';
+import { resolveRateLimitOptions, type RateLimitOptions, type ResolvedRateLimitOptions } from './rate-limit/settings.js';
 
 export interface WebhookMiddlewareOptions extends WaitingMiddlewareOptions {
   /** First path segment of production addresses. Default `webhook`. */
@@ -99,6 +100,11 @@ export interface WebhookMiddlewareOptions extends WaitingMiddlewareOptions {
   forbiddenResponseHeaders?: string[];
   /** Serves the OpenAPI document of the active webhooks (describeWebhooks) at `path` below the mount. Default: not served. */
   openApi?: OpenApiRouteOptions;
+  /**
+   * Rate limits: a default for every production address whose workflow's `settings.rateLimit` sets none, which
+   * headers go out, and what happens while the registry's store (Redis) cannot count. Default: no address is limited.
+   */
+  rateLimit?: RateLimitOptions;
 }
 
 export interface ResolvedOptions {
@@ -128,11 +134,12 @@ export interface ResolvedOptions {
   openApi: ResolvedOpenApiRoute | undefined;
   /** Resume addresses: their signing secret (undefined: runs cannot wait) and prefix. */
   waiting: ResolvedWaitingOptions;
+  rateLimit: ResolvedRateLimitOptions;
 }
 
 const KNOWN_OPTIONS = new Set(['productionPrefix', 'testPrefix', 'publicUrl', 'allowedHosts', 'errorHandling', 'onWorkflowError', 'limits', 'uploads',
   'responseTimeoutMs', 'timeoutStatus', 'onEvent', 'telemetry', 'proxyHops', 'credentials', 'logger', 'requestIdHeader', 'maxRunMs', 'bodyTimeoutMs',
-  'minBodyRate', 'forbiddenResponseHeaders', 'openApi', 'waitingSecret', 'waitingPrefix']);
+  'minBodyRate', 'forbiddenResponseHeaders', 'openApi', 'waitingSecret', 'waitingPrefix', 'rateLimit']);
 
 function resolveDeadline(ms: unknown, status: unknown): DeadlineSettings {
   let timeout = 100_000;
@@ -260,5 +267,6 @@ export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly
     headerPolicy: resolveHeaderPolicy(options.forbiddenResponseHeaders, logger),
     openApi: resolveOpenApiRoute(options.openApi, [productionPrefix, testPrefix, waiting.prefix]),
     waiting,
+    rateLimit: resolveRateLimitOptions(options.rateLimit),
   });
 }

@@ -13,6 +13,7 @@ import { workflowOf } from './call-wiring.js';
 import type { GuardSettings } from './guards/index.js';
 import type { ResolvedOptions } from './options.js';
 import type { PayloadSettings } from './payload/index.js';
+import type { RateLimitSettings } from './rate-limit/index.js';
 import type { WebhookRegistry } from './registry/contract.js';
 import type { LookupNow } from './request/match.js';
 import type { RequestTarget } from './request/target.js';
@@ -43,6 +44,7 @@ export interface Context {
 /** Settings of the stages, derived from the options once. */
 export interface SharedSettings {
   guard: GuardSettings;
+  rateLimit: RateLimitSettings;
   payload: PayloadSettings;
 }
 

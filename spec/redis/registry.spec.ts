@@ -61,6 +61,7 @@ if (findService(REDIS) === undefined) {
         remembersMessageIds: true,
         listsTestWebhooks: true,
         listsWaits: true,
+        countsRateLimits: true,
       });
     });
   }

@@ -18,6 +18,8 @@ export interface RawRequest {
   headers?: Record<string, string>;
   /** Written one after another; without a content-length header Node sends them chunked. */
   chunks?: (string | Buffer)[];
+  /** The loopback address the call comes from (127.0.0.2 is another caller than 127.0.0.1); default the OS's choice. */
+  localAddress?: string;
 }
 
 export async function listen(app: RequestListener): Promise<{ server: Server; port: number; close(): Promise<void> }> {
@@ -42,7 +44,7 @@ export async function send(app: RequestListener, raw: RawRequest): Promise<RawRe
 
 export function sendTo(port: number, raw: RawRequest): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: raw.method ?? 'POST', path: raw.path, headers: raw.headers }, (res) => {
+    const req = request({ host: '127.0.0.1', port, method: raw.method ?? 'POST', path: raw.path, headers: raw.headers, localAddress: raw.localAddress }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {

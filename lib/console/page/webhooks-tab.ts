@@ -3,7 +3,7 @@
  * resume addresses) with its full URL and how it is guarded, filtered by text and by kind. A listen starting or
  * ending changes the test addresses, so a `listen` event loads the list again.
  */
-import type { GuardsDto, WebhookKindDto, WebhookListing, WebhookRow } from '../protocol.js';
+import type { GuardsDto, RateLimitDto, WebhookKindDto, WebhookListing, WebhookRow } from '../protocol.js';
 import { errorText } from './api.js';
 import { copyButton, h, newId, scrollTable } from './dom.js';
 import { expiryTime } from './format.js';
@@ -21,7 +21,14 @@ function chip(text: string, kind = ''): HTMLElement {
   return h('li', { class: `chip${kind === '' ? '' : ` ${kind}`}` }, text);
 }
 
-function guardsView(guards: GuardsDto): HTMLElement {
+/** `rate limit: 10 per 60 s per caller address`: the policy as a caller meets it (a header key by its name only). */
+function rateLimitText(policy: RateLimitDto): string {
+  const whose = policy.key === 'address' ? 'for all callers' : policy.key === 'ip' ? 'per caller address' : `per ${policy.header ?? 'header'} value`;
+  const seconds = Math.ceil(policy.windowMs / 1000);
+  return `rate limit: ${policy.limit} per ${seconds} s ${whose}`;
+}
+
+function guardsView(guards: GuardsDto, refused: number | undefined): HTMLElement {
   const open = guards.authentication === 'none' && guards.signed !== true && guards.ipAllowlist === undefined;
   return h('ul', { class: 'guards' },
     chip(guards.authentication === 'none' ? 'no authentication' : `auth: ${guards.authentication}`, open ? 'chip-open' : 'chip-auth'),
@@ -30,7 +37,9 @@ function guardsView(guards: GuardsDto): HTMLElement {
     guards.ipAllowlist === undefined ? null : chip(`IP allow list: ${guards.ipAllowlist}`),
     guards.allowedOrigins === undefined ? null : chip(`CORS: ${guards.allowedOrigins}`),
     guards.ignoreBots ? chip('ignores bots') : null,
-    guards.signed === true ? chip('signed', 'chip-auth') : null);
+    guards.signed === true ? chip('signed', 'chip-auth') : null,
+    ...(guards.rateLimits ?? []).map((policy) => chip(rateLimitText(policy), 'chip-limit')),
+    refused === undefined ? null : chip(`${refused} refused (rate limit) among the recent calls`, refused > 0 ? 'chip-refused' : 'chip-limit'));
 }
 
 function methodsView(methods: string[]): HTMLElement {
@@ -47,7 +56,7 @@ function webhookRow(row: WebhookRow): HTMLTableRowElement {
     h('td', {}, methodsView(row.methods)),
     h('td', { class: 'url-cell' }, h('code', { class: 'url' }, row.url), ' ', copyButton(() => row.url, `address of ${name}, node ${row.nodeName}`)),
     h('td', {}, row.responseMode),
-    h('td', {}, guardsView(row.guards)),
+    h('td', {}, guardsView(row.guards, row.refused)),
     h('td', { class: 'expiry' }, row.expiresAt === undefined ? '—' : expiryTime(row.expiresAt)));
 }
 

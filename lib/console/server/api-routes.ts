@@ -79,7 +79,9 @@ export function apiRoutes({ options, listens }: ApiParts): Route[] {
     },
     {
       method: 'GET', path: '/api/webhooks', handle: async ({ req, res }) => {
-        sendJson(res, 200, await listWebhooks(options.registry, settings, webhookBaseOf(req, options.webhookUrl)));
+        // The refusals are counted in what the call log holds; a log that cannot answer leaves them at none.
+        const recent = await options.callLog.recent().catch(() => []);
+        sendJson(res, 200, await listWebhooks(options.registry, settings, webhookBaseOf(req, options.webhookUrl), recent));
       },
     },
     {

@@ -7,7 +7,8 @@ import { credentialOf } from '../../webhooks/describe/security.js';
 import type { ListedTestWebhook, RegisteredWebhook, WebhookRegistry } from '../../webhooks/registry/contract.js';
 import { SIGNATURE_SCHEMES, type WebhookMiddlewareSettings } from '../../core/types.js';
 import type { WaitEntry } from '../../core/waits.js';
-import type { GuardsDto, WebhookKindDto, WebhookListing, WebhookRow } from '../protocol.js';
+import { keyKindOf, rateLimitsOf } from '../../core/rate-limits.js';
+import type { CallRecord, GuardsDto, WebhookKindDto, WebhookListing, WebhookRow } from '../protocol.js';
 
 /**
  * Names in a credential reference as n8n exports store it (`{ httpBasicAuth: { id, name } }`); any other shape is
@@ -23,7 +24,7 @@ export function credentialNames(reference: unknown): string[] | undefined {
   return names.length > 0 && names.every((name) => name !== undefined) ? names as string[] : ['(set)'];
 }
 
-function guardsOf(webhook: RegisteredWebhook): GuardsDto {
+function guardsOf(webhook: RegisteredWebhook, settings: WebhookMiddlewareSettings): GuardsDto {
   const { parameters } = webhook;
   const guards: GuardsDto = { authentication: parameters.authentication, ignoreBots: parameters.ignoreBots };
   const names = parameters.authentication === 'none' ? undefined : credentialNames(webhook.credentials);
@@ -31,7 +32,25 @@ function guardsOf(webhook: RegisteredWebhook): GuardsDto {
   const ipWhitelist = parameters.options.ipWhitelist;
   if (parameters.ipAllowlist !== undefined && typeof ipWhitelist === 'string') guards.ipAllowlist = ipWhitelist;
   if (parameters.allowedOrigins !== undefined) guards.allowedOrigins = parameters.allowedOrigins === '*' ? '*' : parameters.allowedOrigins.join(', ');
+  const limits = webhook.kind === 'production' ? rateLimitsOf(webhook, settings.rateLimit) : undefined;
+  if (limits !== undefined) {
+    guards.rateLimits = limits.map(({ name, limit, windowMs, key }) => {
+      const kind = keyKindOf(key);
+      return kind === 'header' ? { name, limit, windowMs, key: kind, header: key } : { name, limit, windowMs, key: kind };
+    });
+  }
   return guards;
+}
+
+/** The production calls refused RATE_LIMITED among the recent ones, by workflow, node and address template. */
+function refusalsOf(recent: readonly CallRecord[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const call of recent) {
+    if (call.code !== 'RATE_LIMITED' || call.mode !== 'production') continue;
+    const key = `${call.workflowId ?? ''}\u0000${call.nodeName ?? ''}\u0000${call.route ?? ''}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
 }
 
 /**
@@ -47,6 +66,7 @@ async function signatureSchemeOf(webhook: RegisteredWebhook, settings: WebhookMi
 /** One row per (kind, workflow, node, path): a multi-method node's methods share it. */
 async function rowsOf(
   kind: 'production' | 'test', webhooks: readonly RegisteredWebhook[], base: string, prefix: string, settings: WebhookMiddlewareSettings,
+  refusals = new Map<string, number>(),
 ): Promise<WebhookRow[]> {
   const rows = new Map<string, WebhookRow>();
   const signed: Promise<void>[] = [];
@@ -65,8 +85,9 @@ async function rowsOf(
       path: webhook.path,
       url: `${base}/${prefix}/${webhook.path}`,
       responseMode: webhook.parameters.responseMode,
-      guards: guardsOf(webhook),
+      guards: guardsOf(webhook, settings),
     };
+    if (row.guards.rateLimits !== undefined) row.refused = refusals.get(`${webhook.workflowId}\u0000${webhook.nodeName}\u0000/${prefix}/${webhook.path}`) ?? 0;
     if (webhook.workflowName !== undefined) row.workflowName = webhook.workflowName;
     const expiresAt = (webhook as Partial<ListedTestWebhook>).expiresAt;
     if (expiresAt !== undefined) row.expiresAt = expiresAt;
@@ -103,8 +124,12 @@ function waitRow(entry: WaitEntry, base: string, prefix: string): WebhookRow {
 
 const byAddress = (a: WebhookRow, b: WebhookRow): number => a.path.localeCompare(b.path) || a.workflowId.localeCompare(b.workflowId);
 
-/** Every active address; `base` is where the middleware is mounted, as callers reach it. */
-export async function listWebhooks(registry: WebhookRegistry, settings: WebhookMiddlewareSettings, base: string): Promise<WebhookListing> {
+/**
+ * Every active address; `base` is where the middleware is mounted, as callers reach it. `recent`: the calls the console
+ * keeps, from which a rate-limited address counts its refusals.
+ */
+export async function listWebhooks(registry: WebhookRegistry, settings: WebhookMiddlewareSettings, base: string,
+  recent: readonly CallRecord[] = []): Promise<WebhookListing> {
   const unlisted: WebhookKindDto[] = [];
   const [production, test, waits] = await Promise.all([
     registry.list(),
@@ -113,7 +138,7 @@ export async function listWebhooks(registry: WebhookRegistry, settings: WebhookM
   ]);
   return {
     webhooks: [
-      ...await rowsOf('production', production, base, settings.productionPrefix, settings),
+      ...await rowsOf('production', production, base, settings.productionPrefix, settings, refusalsOf(recent)),
       ...await rowsOf('test', test, base, settings.testPrefix, settings),
       ...waits.map((entry) => waitRow(entry, base, settings.waitingPrefix)),
     ],

@@ -6,6 +6,7 @@
 import type { RegisteredWebhook } from '../registry/contract.js';
 import { pathShape } from '../registry/paths.js';
 import { HTTP_METHODS } from '../../core/types.js';
+import { rateLimitsOf as limitsOf, type ResolvedRateLimitPolicy } from '../../core/rate-limits.js';
 import { operationIdOf, operationOf, workflowLabel } from './operation.js';
 import { errorComponents, errorSchema } from './responses.js';
 import { credentialOf, SecuritySchemes, type CredentialLookup } from './security.js';
@@ -39,6 +40,8 @@ export interface DocumentSettings {
   /** The middleware's waitingPrefix when resume addresses are described. */
   waitingPrefix?: string | undefined;
   credentials: CredentialLookup | undefined;
+  /** The middleware's `rateLimit.default`: the limit of addresses whose workflow sets none. */
+  rateLimit: readonly ResolvedRateLimitPolicy[] | undefined;
 }
 
 const DEFAULT_DESCRIPTION = 'The production webhooks of the active workflows, as they are now: the document changes whenever a workflow '
@@ -115,6 +118,7 @@ export async function buildDocument(webhooks: readonly RegisteredWebhook[], sett
       security: nodeSecurity,
       canonicalNames: address.names,
       timeoutStatus: settings.timeoutStatus,
+      rateLimit: limitsOf(webhook, settings.rateLimit),
     });
     tags.set(workflowLabel(webhook), webhook.workflowId);
   }

@@ -3,6 +3,7 @@
  * node accepts, the headers its authentication needs, and its responses.
  */
 import type { RegisteredWebhook } from '../registry/contract.js';
+import { describeRateLimit, type ResolvedRateLimitPolicy } from '../../core/rate-limits.js';
 import { errorStatuses, responsesOf } from './responses.js';
 import type { NodeSecurity } from './security.js';
 
@@ -66,7 +67,7 @@ function requestBody(webhook: RegisteredWebhook): Record<string, unknown> {
 }
 
 /** What the node adds to its calls beyond the address: response mode, guards, methods, parameter names. */
-function descriptionOf(webhook: RegisteredWebhook, canonicalNames: readonly string[]): string {
+function descriptionOf(webhook: RegisteredWebhook, canonicalNames: readonly string[], limits: readonly ResolvedRateLimitPolicy[] | undefined): string {
   const parameters = webhook.parameters;
   const lines = [`Workflow "${workflowLabel(webhook)}" (${webhook.workflowId}), Webhook node "${webhook.nodeName}".`];
   if (parameters.methods.length > 1) {
@@ -86,6 +87,10 @@ function descriptionOf(webhook: RegisteredWebhook, canonicalNames: readonly stri
     lines.push(`Browsers may call it from ${parameters.allowedOrigins === '*' ? 'any origin' : parameters.allowedOrigins.join(', ')}; other origins get 403.`);
   }
   if (parameters.ignoreBots) lines.push('A User-Agent isbot counts as a bot (crawlers, link previewers, HTTP libraries such as curl) gets 403 (option ignoreBots).');
+  if (limits !== undefined) {
+    lines.push(`Rate limited: ${limits.map((policy) => `${describeRateLimit(policy)} (policy "${policy.name}")`).join('; ')}. A call beyond it gets 429 `
+      + 'RATE_LIMITED with Retry-After, RateLimit-Policy and RateLimit, and does not run.');
+  }
   lines.push('Query parameters of any name reach the workflow as the item\'s query.');
   return lines.join(' ');
 }
@@ -96,6 +101,8 @@ export interface OperationContext {
   /** The path item's parameter names, in path order: another node of the same address may name them otherwise. */
   canonicalNames: readonly string[];
   timeoutStatus: number;
+  /** The rate limits that hold at the address, if any. */
+  rateLimit: readonly ResolvedRateLimitPolicy[] | undefined;
 }
 
 export function operationOf(webhook: RegisteredWebhook, context: OperationContext): Record<string, unknown> {
@@ -104,14 +111,14 @@ export function operationOf(webhook: RegisteredWebhook, context: OperationContex
   const operation: Record<string, unknown> = {
     operationId: context.operationId,
     summary: `Workflow "${workflowLabel(webhook)}", node "${webhook.nodeName}"`,
-    description: descriptionOf(webhook, context.canonicalNames),
+    description: descriptionOf(webhook, context.canonicalNames, context.rateLimit),
     tags: [workflowLabel(webhook)],
   };
   if (security.headers.length > 0) {
     operation.parameters = security.headers.map(({ name, description }) => ({ name, in: 'header', required: true, description, schema: TEXT }));
   }
   if (body) operation.requestBody = requestBody(webhook);
-  operation.responses = responsesOf(webhook, errorStatuses(webhook, security, body, context.timeoutStatus));
+  operation.responses = responsesOf(webhook, errorStatuses(webhook, security, body, context.timeoutStatus, context.rateLimit !== undefined));
   if (security.scheme !== undefined) operation.security = [{ [security.scheme]: [] }];
   operation['x-workflow-id'] = webhook.workflowId;
   operation['x-node-name'] = webhook.nodeName;

@@ -33,6 +33,11 @@ export function errorSchema(): Record<string, unknown> {
 const ERROR_HEADERS: Record<number, Record<string, unknown>> = {
   401: { 'WWW-Authenticate': { description: 'The challenge: Basic, Bearer, or the signature scheme\'s.', schema: { type: 'string' } } },
   405: { Allow: { description: 'The methods the address does accept.', schema: { type: 'string' } } },
+  429: {
+    'Retry-After': { description: 'Whole seconds to wait before calling again.', schema: { type: 'string' } },
+    'RateLimit-Policy': { description: 'RATE_LIMITED: the address\'s rate limits (draft-ietf-httpapi-ratelimit-headers), e.g. "ip-60s";q=10;w=60.', schema: { type: 'string' } },
+    RateLimit: { description: 'RATE_LIMITED: what is left of each limit, e.g. "ip-60s";r=0;t=42.', schema: { type: 'string' } },
+  },
   503: { 'Retry-After': { description: 'Seconds to wait before calling again, when the server is shutting down.', schema: { type: 'string' } } },
 };
 
@@ -65,7 +70,7 @@ export function errorComponents(timeoutStatus: number): Record<string, ResponseO
 }
 
 /** The statuses a call of this operation can be refused with (each has a component). */
-export function errorStatuses(webhook: RegisteredWebhook, security: NodeSecurity, hasBody: boolean, timeoutStatus: number): number[] {
+export function errorStatuses(webhook: RegisteredWebhook, security: NodeSecurity, hasBody: boolean, timeoutStatus: number, limited = false): number[] {
   const parameters = webhook.parameters;
   // Any call: a bad path or request, not found once deactivated, a method taken away, URL and header limits, failures.
   const statuses = new Set([400, 404, 405, 408, 414, 431, 500, 503]);
@@ -76,6 +81,7 @@ export function errorStatuses(webhook: RegisteredWebhook, security: NodeSecurity
   if (security.challenges) statuses.add(401);
   if (security.replays) statuses.add(409);
   if (parameters.responseMode !== 'onReceived') statuses.add(timeoutStatus);
+  if (limited) statuses.add(429);
   return [...statuses].sort((a, b) => a - b);
 }
 

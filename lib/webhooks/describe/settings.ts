@@ -5,6 +5,7 @@
  */
 import type { DocumentSettings } from './document.js';
 import type { CredentialLookup } from './security.js';
+import { resolveRateLimits, type RateLimitPolicy } from '../../core/rate-limits.js';
 
 export interface DescribeWebhooksOptions {
   /**
@@ -31,6 +32,8 @@ export interface DescribeWebhooksOptions {
    * webhook, which the registry does not know. Only names are read from what it returns, never a secret.
    */
   credentials?: CredentialLookup;
+  /** The middleware's `rateLimit.default`, so that addresses limited by it are described with their 429. Default: none. */
+  rateLimit?: RateLimitPolicy | readonly RateLimitPolicy[];
 }
 
 /** The middleware option `openApi`: the document served at `path` below the mount, answered to GET and HEAD. */
@@ -86,7 +89,7 @@ function baseUrlOf(value: unknown): string {
 
 export function describeSettings(options: DescribeWebhooksOptions): DocumentSettings {
   const given = objectOf('describeWebhooks', options,
-    ['baseUrl', 'title', 'version', 'description', 'productionPrefix', 'timeoutStatus', 'credentials', 'waitingPrefix']);
+    ['baseUrl', 'title', 'version', 'description', 'productionPrefix', 'timeoutStatus', 'credentials', 'waitingPrefix', 'rateLimit']);
   const waitingPrefix = given.waitingPrefix === undefined ? undefined : String(given.waitingPrefix).replace(/^\/+|\/+$/g, '');
   if (waitingPrefix !== undefined && (typeof given.waitingPrefix !== 'string' || !SEGMENTS.test(waitingPrefix))) {
     invalid('waitingPrefix', 'a non-empty path of URL-safe segments such as "webhook-waiting"', given.waitingPrefix);
@@ -113,6 +116,7 @@ export function describeSettings(options: DescribeWebhooksOptions): DocumentSett
     waitingPrefix: named ? undefined : waitingPrefix,
     timeoutStatus: status,
     credentials: given.credentials as CredentialLookup | undefined,
+    rateLimit: resolveRateLimits(given.rateLimit, 'rateLimit', invalid, false) || undefined,
   };
 }
 

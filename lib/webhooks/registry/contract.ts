@@ -18,6 +18,7 @@ import type {
 
 import type { ResponseHeaders } from './node-options.js';
 import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../../core/waits.js';
+import type { RateLimitCharge, RateLimitResult } from '../../core/rate-limits.js';
 
 /** A compiled `options.ipWhitelist`: true when the address may call. */
 export type IpAllowlist = (address: string) => boolean;
@@ -153,6 +154,13 @@ export interface WebhookRegistry {
    * of its own process.
    */
   rememberMessageId?(key: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Optional: counts a call against the budgets of its address's rate limits where every instance sees them, in one
+   * atomic step: when each budget has room left in its window, each is charged one call; otherwise none is. A budget
+   * is a fixed window of `windowMs` opened by its first call. Without it, each middleware counts the calls of its own
+   * process. Budget and scope ids are digests: no caller's value reaches the store.
+   */
+  chargeRateLimits?(charges: readonly RateLimitCharge[]): Promise<RateLimitResult>;
   /**
    * Optional, for waiting webhooks (`run.waitForCall()`, `run.suspend()`): stores a run's wait entry, or replaces it.
    * With `expect`, only when the stored entry has that status (resolves false when not). A new entry past the

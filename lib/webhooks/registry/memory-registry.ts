@@ -7,6 +7,8 @@ import { WebhookConflictError } from '../../core/errors.js';
 import { RouteTable } from './route-table.js';
 import { TestListens } from './test-listens.js';
 import { InProcessReplayMemory } from './message-ids.js';
+import { InProcessRateLimits } from './rate-limits.js';
+import type { RateLimitCharge, RateLimitResult } from '../../core/rate-limits.js';
 import { resolveWorkflowWebhooks } from './resolve-workflow.js';
 import { checkMaxWaiting, checkWaitListLimit, MemoryWaits } from './waits.js';
 import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../../core/waits.js';
@@ -33,6 +35,11 @@ function settle<T>(work: () => T): Promise<T> {
 export interface MemoryWebhookRegistryOptions {
   /** At most this many runs waiting for a call (waiting webhooks) at once; one more is refused `TOO_MANY_WAITING`. Default 100 000. */
   maxWaiting?: number;
+  /**
+   * At most this many rate limit budgets at once (each caller key of each limited address, per window); a new caller
+   * past it shares its address's one overflow budget, existing budgets are kept. Default 100 000.
+   */
+  maxRateLimitBudgets?: number;
 }
 
 export class MemoryWebhookRegistry implements WebhookRegistry {
@@ -41,9 +48,15 @@ export class MemoryWebhookRegistry implements WebhookRegistry {
   readonly #tests = new TestListens();
   readonly #messageIds = new InProcessReplayMemory();
   readonly #waits: MemoryWaits;
+  readonly #rateLimits: InProcessRateLimits;
 
   constructor(options: MemoryWebhookRegistryOptions = {}) {
     this.#waits = new MemoryWaits(checkMaxWaiting(options.maxWaiting));
+    const budgets = options.maxRateLimitBudgets;
+    if (budgets !== undefined && (typeof budgets !== 'number' || !Number.isSafeInteger(budgets) || budgets < 1)) {
+      throw new TypeError(`workflow-webhooks: option maxRateLimitBudgets must be a whole number of at least 1; got ${String(budgets)}.`);
+    }
+    this.#rateLimits = new InProcessRateLimits(budgets);
   }
 
   activate(workflow: WorkflowWebhooks): Promise<RegisteredWebhook[]> {
@@ -78,6 +91,11 @@ export class MemoryWebhookRegistry implements WebhookRegistry {
   /** Signed message ids, for every middleware that shares this registry (bounded, in this process). */
   rememberMessageId(key: string, ttlMs: number): Promise<boolean> {
     return settle(() => this.#messageIds.remember(key, ttlMs));
+  }
+
+  /** Rate limit budgets, for every middleware that shares this registry (bounded, in this process). */
+  chargeRateLimits(charges: readonly RateLimitCharge[]): Promise<RateLimitResult> {
+    return settle(() => this.#rateLimits.charge(charges));
   }
 
   putWait(entry: WaitEntry, expect?: WaitStatus): Promise<boolean> {

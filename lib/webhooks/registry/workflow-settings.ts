@@ -1,17 +1,21 @@
 /**
- * A workflow's run settings (queue mode), checked once at activation: a mistake is refused with the workflow, never
- * found by the first call. Only the settings given are kept, so a workflow without them looks as it always did.
+ * A workflow's settings (rate limits; queue mode's scheduling), checked once at activation: a mistake is refused with
+ * the workflow, never found by the first call. Only the settings given are kept, so a workflow without them looks as
+ * it always did; a rate limit is kept in its complete form, which every instance resolves to the same.
  */
 import { WebhookError } from '../../core/errors.js';
+import { describeValue } from '../../core/option-checks.js';
+import { resolveRateLimits } from '../../core/rate-limits.js';
 import type { WorkflowSettings, WorkflowWebhooks } from '../../core/types.js';
 
 const COUNTS = ['concurrency', 'maxQueued', 'attempts'] as const;
 const LEAST: Record<(typeof COUNTS)[number], number> = { concurrency: 1, maxQueued: 0, attempts: 1 };
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-function invalid(workflowId: string, message: string): WebhookError {
+function invalid(workflowId: string, message: string, hint?: string): WebhookError {
   return new WebhookError('WEBHOOK_INVALID_NODE', `Workflow "${workflowId}": ${message}`, {
-    hint: 'settings holds { concurrency?, maxQueued?, attempts? } as whole numbers, and idempotencyHeader? as a header name or true.',
+    hint: hint ?? 'settings holds { concurrency?, maxQueued?, attempts? } as whole numbers, idempotencyHeader? as a header name or true, '
+      + 'and rateLimit? as { limit, windowMs, key? }, a list of them, or false.',
   });
 }
 
@@ -38,5 +42,10 @@ export function resolveWorkflowSettings(workflow: WorkflowWebhooks): WorkflowSet
     }
     settings.idempotencyHeader = header;
   }
+  const rateLimit = resolveRateLimits(raw.rateLimit, 'settings.rateLimit', (path, expected, value) => {
+    throw invalid(id, `${path} must be ${expected}; got ${describeValue(value)}.`,
+      'A rate limit is { limit, windowMs, key? }: limit calls per windowMs milliseconds, counted per address, per caller ("ip") or per value of a request header.');
+  });
+  if (rateLimit !== undefined) settings.rateLimit = rateLimit;
   return Object.keys(settings).length === 0 ? undefined : Object.freeze(settings);
 }

@@ -17,6 +17,8 @@ export interface Cluster {
   deactivate(instance: number, workflowId: string): Promise<unknown>;
   /** Starts a listen on the instance; resolves what its handle's result gives (run body and output). */
   listen(instance: number, workflow: WorkflowWebhooks): Promise<{ result: Promise<unknown> }>;
+  /** How many runs the instance's executor has started. */
+  runs(instance: number): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -28,12 +30,14 @@ export async function clusterInProcess(redisUrl: string, prefix: string, size = 
     client.on('error', () => undefined);
     const registry = new RedisWebhookRegistry({ client, prefix, commandTimeoutMs: 500, onEvent: () => undefined });
     await registry.ready();
-    const middleware = createWebhookMiddleware(registry, async (run) => ({
-      items: [{ json: { instance: String(index), body: run.items[0]?.json.body ?? null } }],
-    }), { onWorkflowError: () => undefined });
+    const counted = { runs: 0 };
+    const middleware = createWebhookMiddleware(registry, async (run) => {
+      counted.runs += 1;
+      return { items: [{ json: { instance: String(index), body: run.items[0]?.json.body ?? null } }] };
+    }, { onWorkflowError: () => undefined });
     const server: Server = createServer((req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); }));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return { client, registry, server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+    return { client, registry, server, counted, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
   }));
   const at = (index: number): (typeof parts)[number] => parts[index] as (typeof parts)[number];
   const outcome = (result: TestListenResult): unknown =>
@@ -46,6 +50,7 @@ export async function clusterInProcess(redisUrl: string, prefix: string, size = 
       const handle: TestListenHandle = await at(index).registry.listenForTest(workflow);
       return { result: handle.result.then(outcome) };
     },
+    runs: (index) => Promise.resolve(at(index).counted.runs),
     stop: async () => {
       for (const part of parts) {
         await part.registry.close();
@@ -90,6 +95,7 @@ export async function clusterOfProcesses(redisUrl: string, prefix: string, size 
       const listenId = await send(index, { op: 'listen', workflow }) as string;
       return { result: send(index, { op: 'result', listenId }) };
     },
+    runs: async (index) => await send(index, { op: 'runs' }) as number,
     stop: async () => {
       await Promise.all(children.map(async ({ child }, index) => {
         if (child.exitCode !== null) return;

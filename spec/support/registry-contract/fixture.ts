@@ -25,6 +25,8 @@ export interface RegistryHarness {
   listsTestWebhooks?: boolean;
   /** The registry offers the optional `listWaits` (the console's list of waiting runs), beside `putWait`. */
   listsWaits?: boolean;
+  /** The registry offers the optional `chargeRateLimits` (rate limits counted for every middleware that shares it). */
+  countsRateLimits?: boolean;
 }
 
 export function workflowOf(workflowId: string, parameters: WorkflowWebhooks['nodes'][number]['parameters'], workflowName?: string): WorkflowWebhooks {

@@ -10,6 +10,7 @@ import { registryFixture, rejectionOf, workflowOf, type RegistryHarness } from '
 import { describeContractOverHttp } from './http.js';
 import { describeContractAcrossInstances } from './instances.js';
 import { describeMessageIds } from './message-ids.js';
+import { describeRateLimits } from './rate-limits.js';
 import { describeTestListens } from './test-listens.js';
 import { describeTestWebhookListing, describeWaitListing } from './console-listings.js';
 
@@ -242,6 +243,7 @@ export function describeRegistryContract(name: string, harness: RegistryHarness)
     if (harness.remembersMessageIds === true) describeMessageIds(fixture, harness.peer !== undefined);
     if (harness.listsTestWebhooks === true) describeTestWebhookListing(fixture, harness.peer !== undefined);
     if (harness.listsWaits === true) describeWaitListing(fixture);
+    if (harness.countsRateLimits === true) describeRateLimits(fixture, harness.peer !== undefined);
   });
 }
 

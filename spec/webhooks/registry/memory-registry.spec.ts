@@ -5,7 +5,7 @@ import { rejectionOf } from '../../support/registry-contract/fixture.js';
 import { workflow } from '../../support/workflows.js';
 
 describeRegistryContract('MemoryWebhookRegistry', {
-  create: () => new MemoryWebhookRegistry(), remembersMessageIds: true, listsTestWebhooks: true, listsWaits: true,
+  create: () => new MemoryWebhookRegistry(), remembersMessageIds: true, listsTestWebhooks: true, listsWaits: true, countsRateLimits: true,
 });
 
 describe('MemoryWebhookRegistry', () => {

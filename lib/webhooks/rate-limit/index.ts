@@ -1,0 +1,103 @@
+/**
+ * The rate limit stage, between the guards and the body: a call to a production address with a rate limit (its
+ * workflow's `settings.rateLimit`, else the middleware's `rateLimit.default`) spends one call of each budget, or is
+ * refused 429 `RATE_LIMITED` before its body is read, and never runs. Only a call that passed every guard of its node
+ * spends anything, so a flood without valid credentials cannot use up a legitimate caller's budget: for a signed
+ * webhook that means after its signature is verified, which needs the body (the one case where a refused call's body
+ * was read). Test addresses (one call per listen, opened by an editor) and resume addresses (signed, each resumed
+ * once) are not limited. An address without a limit costs a call that reads two properties: no promise, closure or
+ * object.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { rateLimitsOf, type RateLimitCharge, type RateLimitResult, type ResolvedRateLimitPolicy } from '../../core/rate-limits.js';
+import type { RegisteredWebhook } from '../registry/contract.js';
+import type { AuthOutcome } from '../guards/authenticate.js';
+import type { RequestTarget } from '../request/target.js';
+import type { PendingSignature } from '../guards/signature.js';
+import { callerBudget, digest, type CallerKeySettings } from './caller-key.js';
+import { limitField, policyField, rateLimited } from './fields.js';
+import type { RateLimitStore } from './store.js';
+
+export interface RateLimitSettings extends CallerKeySettings {
+  /** Every address's limit when its workflow sets none (`rateLimit.default`). */
+  defaults: readonly ResolvedRateLimitPolicy[] | undefined;
+  /** `always`: RateLimit-Policy and RateLimit on accepted calls too; `refused`: on refusals only. */
+  headers: 'always' | 'refused';
+  /** New caller budgets per address, policy and window before new callers share one. */
+  maxKeys: number;
+  store: RateLimitStore;
+  /** Each webhook's plan, made on its first limited call (its digests and its RateLimit-Policy). */
+  plans: WeakMap<RegisteredWebhook, Plan>;
+}
+
+interface Plan {
+  policies: readonly ResolvedRateLimitPolicy[];
+  /** The charges when every policy is address-wide (the same for every call), else undefined. */
+  fixed: RateLimitCharge[] | undefined;
+  scopes: string[];
+  policyField: string;
+}
+
+function planOf(webhook: RegisteredWebhook, policies: readonly ResolvedRateLimitPolicy[], settings: RateLimitSettings): Plan {
+  let plan = settings.plans.get(webhook);
+  if (plan !== undefined && plan.policies === policies) return plan;
+  const scopes = policies.map((policy) => digest(webhook.workflowId, webhook.method, webhook.path, policy.name, String(policy.windowMs), policy.key));
+  const fixed = policies.every((policy) => policy.key === 'address')
+    ? policies.map((policy, index) => chargeOf(policy, scopes[index] as string, scopes[index] as string, settings.maxKeys))
+    : undefined;
+  plan = { policies, fixed, scopes, policyField: policyField(policies) };
+  settings.plans.set(webhook, plan);
+  return plan;
+}
+
+function chargeOf(policy: ResolvedRateLimitPolicy, scope: string, budget: string, maxKeys: number): RateLimitCharge {
+  return { budget, scope, limit: policy.limit, windowMs: policy.windowMs, maxKeys };
+}
+
+/**
+ * Undefined when the call is not limited (or is a signed one, limited once its signature holds); else the check,
+ * which rejects with RATE_LIMITED when a budget is spent.
+ */
+export function limitCall(req: IncomingMessage, res: ServerResponse, kind: RequestTarget['kind'], webhook: RegisteredWebhook,
+  settings: RateLimitSettings, auth: AuthOutcome): Promise<void> | undefined {
+  if (kind !== 'production') return undefined;
+  const policies = rateLimitsOf(webhook, settings.defaults);
+  if (policies === undefined) return undefined;
+  const plan = planOf(webhook, policies, settings);
+  if (auth !== undefined && 'signature' in auth) {
+    const signed = auth as { signature: PendingSignature };
+    const pending = signed.signature;
+    signed.signature = {
+      verify: async (body) => {
+        const verified = await pending.verify(body);
+        await charge(req, res, plan, settings);
+        return verified;
+      },
+    };
+    return undefined;
+  }
+  return charge(req, res, plan, settings);
+}
+
+async function charge(req: IncomingMessage, res: ServerResponse, plan: Plan, settings: RateLimitSettings): Promise<void> {
+  const charges = plan.fixed ?? plan.policies.map((policy, index) => {
+    const scope = plan.scopes[index] as string;
+    return chargeOf(policy, scope, policy.key === 'address' ? scope : callerBudget(scope, policy.key, req, settings), settings.maxKeys);
+  });
+  const counted = settings.store.charge(charges);
+  const result: RateLimitResult = counted instanceof Promise ? await counted : counted;
+  const limits = limitField(plan.policies, result);
+  if (!result.allowed) throw rateLimited(plan.policies, result, besideHost(res, 'ratelimit-policy', plan.policyField), besideHost(res, 'ratelimit', limits));
+  if (settings.headers === 'always') {
+    res.setHeader('ratelimit-policy', besideHost(res, 'ratelimit-policy', plan.policyField));
+    res.setHeader('ratelimit', besideHost(res, 'ratelimit', limits));
+  }
+}
+
+/** Ours after the host's own policies (a gateway's, say): both fields are lists, which may be joined with a comma. */
+function besideHost(res: ServerResponse, name: string, value: string): string {
+  const host = res.getHeader(name);
+  return typeof host === 'string' && host.trim() !== '' ? `${host}, ${value}` : value;
+}
+
+export { rateLimitSettings, resolveRateLimitOptions, type RateLimitOptions, type ResolvedRateLimitOptions } from './settings.js';

@@ -1,0 +1,205 @@
+/**
+ * Rate limits shared by three instances of a backend, each a process of its own, on one redis-server: together they
+ * let exactly `limit` calls through per window, however the calls spread over them, also under a load of a few
+ * thousand calls a second; keyed by caller address, each caller has its own budget everywhere; Redis holds digests
+ * and counts only; and with Redis gone, each instance keeps limiting on its own until Redis is back.
+ */
+import { expect } from 'chai';
+import { Agent, request, type IncomingHttpHeaders } from 'node:http';
+import { createClient } from 'redis';
+import { createWebhookMiddleware, type WorkflowWebhooks } from 'workflow-webhooks';
+import { RedisWebhookRegistry } from 'workflow-webhooks/redis';
+import { clusterOfProcesses, type Cluster } from '../support/instances/cluster.js';
+import { eventually } from '../support/registry-contract/instances.js';
+import { listen } from '../support/raw-http.js';
+import { REDIS, RedisServer } from '../support/redis-server.js';
+import { findService, markNotRun } from '../support/services.js';
+
+interface Answer { status: number; headers: IncomingHttpHeaders; body: string }
+
+const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+
+function call(url: string, options: { method?: string; headers?: Record<string, string>; from?: string; pooled?: boolean } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: options.method ?? 'POST', headers: { 'content-type': 'application/json', ...options.headers }, localAddress: options.from,
+      agent: options.pooled === true ? agent : undefined,
+    }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => { body += chunk; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(options.method === 'GET' ? undefined : '{"n":1}');
+  });
+}
+
+/** `total` calls spread over the urls in turn, `concurrency` at a time, on pooled keep-alive connections. */
+async function load(urls: readonly string[], path: string, total: number, concurrency: number): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < total) {
+      const index = next;
+      next += 1;
+      answers.push(await call(`${urls[index % urls.length] as string}${path}`, { pooled: true }));
+    }
+  }));
+  return answers;
+}
+
+const limited = (workflowId: string, path: string, rateLimit: unknown, responseMode = 'lastNode'): WorkflowWebhooks =>
+  ({ workflowId, nodes: [{ name: 'Webhook', parameters: { path, httpMethod: 'POST', responseMode } }], settings: { rateLimit } }) as WorkflowWebhooks;
+
+/** Each instance serves the address once a GET is told 405 (known path, other method): probing spends nothing. */
+async function servedEverywhere(cluster: Cluster, path: string): Promise<void> {
+  for (const url of cluster.urls) await eventually(async () => (await call(`${url}/webhook/${path}`, { method: 'GET' })).status === 405, 3000);
+}
+
+const remainingOf = (answer: Answer): number => Number(/;r=(\d+);/.exec(String(answer.headers.ratelimit))?.[1]);
+
+if (findService(REDIS) === undefined) {
+  markNotRun('rate limits shared by three instances on one redis-server', REDIS);
+} else {
+  describe('rate limits shared by three instances on one redis-server, each its own process', function () {
+    this.timeout(60_000);
+    let server: RedisServer;
+    let cluster: Cluster;
+    let prefix: string;
+    let run = 0;
+
+    before(async () => { server = await RedisServer.start() as RedisServer; });
+    after(async () => {
+      agent.destroy();
+      await server.stop();
+    });
+    beforeEach(async () => {
+      prefix = `rate-${process.pid}-${(run += 1)}:`;
+      cluster = await clusterOfProcesses(server.url, prefix);
+    });
+    afterEach(async () => { await cluster.stop(); });
+
+    const totalRuns = async (): Promise<number> => (await Promise.all([0, 1, 2].map((index) => cluster.runs(index)))).reduce((a, b) => a + b, 0);
+
+    it('runs exactly 10 of 30 calls spread over the three inside one window, answers 20 with 429 and the headers, and runs calls again once the window passed', async () => {
+      await cluster.activate(0, limited('orders', 'orders', { limit: 10, windowMs: 2000 }));
+      await servedEverywhere(cluster, 'orders');
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, index) => call(`${cluster.urls[index % 3] as string}/webhook/orders`)));
+      const ran = answers.filter((answer) => answer.status === 200);
+      const refused = answers.filter((answer) => answer.status === 429);
+      expect([ran.length, refused.length, await totalRuns()]).to.deep.equal([10, 20, 10]);
+      expect(ran.map(remainingOf).sort((a, b) => a - b)).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      for (const answer of refused) {
+        expect(JSON.parse(answer.body)).to.include({ code: 'RATE_LIMITED' });
+        expect([answer.headers['retry-after'], answer.headers['ratelimit-policy'], answer.headers.ratelimit])
+          .to.deep.equal(['2', '"address-2s";q=10;w=2', '"address-2s";r=0;t=2']);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      const again = await Promise.all(cluster.urls.map((url) => call(`${url}/webhook/orders`)));
+      expect(again.map((answer) => answer.status)).to.deep.equal([200, 200, 200]);
+      expect(await totalRuns()).to.equal(13);
+    });
+
+    it('gives two caller addresses a budget each, whichever instances their calls reach, with key "ip"', async () => {
+      await cluster.activate(1, limited('orders', 'orders', { limit: 3, windowMs: 60_000, key: 'ip' }));
+      await servedEverywhere(cluster, 'orders');
+      const from = async (address: string): Promise<number[]> =>
+        (await Promise.all(Array.from({ length: 6 }, (_, index) => call(`${cluster.urls[index % 3] as string}/webhook/orders`, { from: address })))).map((answer) => answer.status).sort();
+      expect(await from('127.0.0.1')).to.deep.equal([200, 200, 200, 429, 429, 429]);
+      expect(await from('127.0.0.2')).to.deep.equal([200, 200, 200, 429, 429, 429]);
+      expect(await totalRuns()).to.equal(6);
+    });
+
+    it('never lets more than the limit through in a window under a load of thousands of calls over the three', async () => {
+      // One long window: exactly the limit runs, and each call through saw a different count (no two raced past one).
+      await cluster.activate(0, limited('long', 'long', { limit: 500, windowMs: 60_000 }, 'onReceived'));
+      await cluster.activate(0, limited('short', 'short', { limit: 40, windowMs: 1000 }, 'onReceived'));
+      await servedEverywhere(cluster, 'long');
+      await servedEverywhere(cluster, 'short');
+      const long = await load(cluster.urls, '/webhook/long', 4000, 48);
+      const through = long.filter((answer) => answer.status === 200);
+      expect(through).to.have.length(500);
+      expect(long.filter((answer) => answer.status === 429)).to.have.length(3500);
+      expect(new Set(through.map(remainingOf)).size).to.equal(500);
+      // Windows of one second, under load for longer: in every window the counts 39 … 0 each appear once, so each
+      // count appears once per window, and no window let a 41st call through.
+      const started = Date.now();
+      const short = await load(cluster.urls, '/webhook/short', 6000, 48);
+      const seconds = (Date.now() - started) / 1000;
+      const counts = new Map<number, number>();
+      for (const answer of short.filter((one) => one.status === 200)) counts.set(remainingOf(answer), (counts.get(remainingOf(answer)) ?? 0) + 1);
+      const windows = counts.get(39) ?? 0;
+      expect(windows).to.be.within(1, Math.ceil(seconds) + 1);
+      expect([...counts.keys()].sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 40 }, (_, index) => index));
+      for (const [, seen] of counts) expect(seen).to.be.at.most(windows);
+      expect(await totalRuns()).to.equal(500 + short.filter((one) => one.status === 200).length);
+    });
+
+    it('keeps digests and counts in Redis, never a caller\'s API key or address', async () => {
+      const key = 'sk_live_redis_0123456789abcdef';
+      await cluster.activate(2, limited('keyed', 'keyed', [{ limit: 5, windowMs: 60_000, key: 'x-api-key' }, { limit: 5, windowMs: 60_000, key: 'ip' }]));
+      await servedEverywhere(cluster, 'keyed');
+      expect((await call(`${cluster.urls[0] as string}/webhook/keyed`, { headers: { 'x-api-key': key } })).status).to.equal(200);
+      const client = createClient({ url: server.url });
+      client.on('error', () => undefined);
+      await client.connect();
+      try {
+        const names = await client.keys(`${prefix}rate*`);
+        // Per policy: the caller's budget, and the count of caller budgets its scope opened.
+        expect(names.length).to.equal(4);
+        for (const name of names) {
+          expect(name).to.match(/^rate-\d+-\d+:rate(-opened)?:[\w-]{22}$/);
+          expect(await client.get(name)).to.equal('1');
+          expect(await client.pTTL(name)).to.be.within(50_000, 60_000);
+        }
+        expect(names.join()).to.not.include(key).and.not.include('127.0.0.1');
+      } finally {
+        client.destroy();
+      }
+    });
+  });
+
+  describe('rate limits while Redis is away, three instances in one process', function () {
+    this.timeout(30_000);
+
+    it('keeps limiting: each instance counts its own calls until Redis answers again, told once to the logger, and Redis counts for all once back', async () => {
+      const server = await RedisServer.start() as RedisServer;
+      const warnings: string[] = [];
+      const parts = await Promise.all([0, 1, 2].map(async () => {
+        const client = createClient({ url: server.url });
+        client.on('error', () => undefined);
+        const registry = new RedisWebhookRegistry({ client, prefix: `away-${process.pid}:`, commandTimeoutMs: 300, onEvent: () => undefined });
+        await registry.ready();
+        const middleware = createWebhookMiddleware(registry, () => ({ items: [{ json: {} }] }), {
+          logger: { warn: (_fields, message) => warnings.push(String(message)), error: () => undefined },
+        });
+        const running = await listen((req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); }));
+        return { client, registry, running, url: `http://127.0.0.1:${running.port}/webhook/orders` };
+      }));
+      try {
+        await parts[0]?.registry.activate(limited('orders', 'orders', { limit: 2, windowMs: 60_000 }));
+        for (const part of parts) await eventually(async () => (await call(part.url, { method: 'GET' })).status === 405, 3000);
+        await server.kill();
+        const statuses = [];
+        for (const part of parts) statuses.push([(await call(part.url)).status, (await call(part.url)).status, (await call(part.url)).status]);
+        expect(statuses).to.deep.equal([[200, 200, 429], [200, 200, 429], [200, 200, 429]]);
+        expect(warnings.filter((message) => message.includes('each instance counts its own calls'))).to.have.length(3);
+        await server.restart();
+        await new Promise((resolve) => setTimeout(resolve, 1100));
+        await eventually(async () => (await call(parts[0]?.url as string)).headers.ratelimit === '"address-60s";r=1;t=60', 5000);
+        expect((await call(parts[1]?.url as string)).headers.ratelimit).to.equal('"address-60s";r=0;t=60');
+        expect((await call(parts[2]?.url as string)).status).to.equal(429);
+        expect(warnings.filter((message) => message.startsWith('workflow-webhooks: the registry counts rate limits again'))).to.have.length(3);
+      } finally {
+        for (const part of parts) {
+          await part.registry.close();
+          await part.running.close();
+          part.client.destroy();
+        }
+        await server.stop();
+      }
+    });
+  });
+}

@@ -1,0 +1,52 @@
+/**
+ * Whose budget a call spends: a caller address stands for one caller whichever way it is written (IPv4-mapped IPv6 is
+ * IPv4; IPv6 counts by its /56, since one subscriber holds a whole prefix), and what reaches the store is a digest
+ * bound to the address and policy, never the value itself.
+ */
+import { expect } from 'chai';
+import type { IncomingMessage } from 'node:http';
+import { callerBudget, digest, ipKeyOf } from '../../../lib/webhooks/rate-limit/caller-key.js';
+
+const fakeCall = (headers: Record<string, string | string[]>, remoteAddress = '127.0.0.1'): IncomingMessage =>
+  ({ headers, socket: { remoteAddress } }) as unknown as IncomingMessage;
+
+describe('the caller key of a rate limit', () => {
+  it('reads an IPv4-mapped IPv6 address as its IPv4 address', () => {
+    expect(ipKeyOf('::ffff:203.0.113.7', 56)).to.equal('203.0.113.7');
+    expect(ipKeyOf('203.0.113.7', 56)).to.equal('203.0.113.7');
+  });
+
+  it('counts IPv6 callers by their prefix, however the address is written', () => {
+    const one = ipKeyOf('2001:db8:abcd:12ff::1', 56);
+    expect(one).to.equal('2001:db8:abcd:1200:0:0:0:0/56');
+    for (const same of ['2001:0db8:abcd:12aa:ffff:ffff:ffff:ffff', '2001:DB8:ABCD:1200::', '2001:db8:abcd:1234:0:0:1.2.3.4', '2001:db8:abcd:12ff::1%eth0']) {
+      expect(ipKeyOf(same, 56), same).to.equal(one);
+    }
+    expect(ipKeyOf('2001:db8:abcd:1300::1', 56)).to.not.equal(one);
+    expect(ipKeyOf('2001:db8:abcd:12ff::1', 64)).to.equal('2001:db8:abcd:12ff:0:0:0:0/64');
+    expect(ipKeyOf('2001:db8::1', 128)).to.equal('2001:db8:0:0:0:0:0:1/128');
+    expect(ipKeyOf('::1', 56)).to.equal('0:0:0:0:0:0:0:0/56');
+  });
+
+  it('keeps what is not an IPv6 address as written', () => {
+    expect(ipKeyOf('2001:db8::1::2', 56)).to.equal('2001:db8::1::2');
+    expect(ipKeyOf('', 56)).to.equal('');
+  });
+
+  it('gives each header value its own budget, one budget to every call without it, and never the value itself', () => {
+    const key = 'sk_live_0123456789abcdef';
+    const budget = callerBudget('scope', 'x-api-key', fakeCall({ 'x-api-key': key }), { proxyHops: 0, ipv6Prefix: 56 });
+    expect(budget).to.match(/^[\w-]{22}$/).and.not.include(key.slice(0, 6));
+    expect(callerBudget('scope', 'x-api-key', fakeCall({ 'x-api-key': 'another' }), { proxyHops: 0, ipv6Prefix: 56 })).to.not.equal(budget);
+    const without = callerBudget('scope', 'x-api-key', fakeCall({}), { proxyHops: 0, ipv6Prefix: 56 });
+    expect(callerBudget('scope', 'x-api-key', fakeCall({ 'x-api-key': '' }), { proxyHops: 0, ipv6Prefix: 56 })).to.equal(without);
+    expect(callerBudget('other scope', 'x-api-key', fakeCall({ 'x-api-key': key }), { proxyHops: 0, ipv6Prefix: 56 })).to.not.equal(budget);
+  });
+
+  it('reads the caller through the trusted proxies only', () => {
+    const settings = { proxyHops: 0, ipv6Prefix: 56 };
+    const spoofed = callerBudget('scope', 'ip', fakeCall({ 'x-forwarded-for': '198.51.100.9' }), settings);
+    expect(spoofed).to.equal(digest('scope', 'ip', '127.0.0.1'));
+    expect(callerBudget('scope', 'ip', fakeCall({ 'x-forwarded-for': '198.51.100.9' }), { ...settings, proxyHops: 1 })).to.equal(digest('scope', 'ip', '198.51.100.9'));
+  });
+});
