@@ -117,6 +117,7 @@ export function createWebhookMiddleware(
     waitingPrefix: resolved.waiting.prefix,
     waiting: resolved.waiting.secret !== undefined,
     publicUrl: resolved.publicUrl,
+    errorHandling: resolved.errorHandling,
     openApiPath: resolved.openApi?.path,
     responseTimeoutMs: resolved.deadline.ms,
     credentials: resolved.credentials,
