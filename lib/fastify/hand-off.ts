@@ -7,7 +7,6 @@ import type { IncomingMessage } from 'node:http';
 import { toWebhookError } from '../core/errors.js';
 import { errorFields } from '../core/logger.js';
 import type { WebhookMiddleware } from '../core/types.js';
-import { readRequestTarget, type Prefixes } from '../webhooks/request/target.js';
 import { sendError } from '../webhooks/response/error-answer.js';
 import type { FastifyOnRequestLike, FastifyReplyLike } from './host.js';
 
@@ -28,17 +27,43 @@ export function mountEnd(url: string, segments: number): number {
   return queryAt !== -1 && queryAt < at ? -1 : at;
 }
 
-/** Whether the middleware answers a path below its mount: one of its prefixes, or its OpenAPI document's path. */
-export function servedBy(settings: WebhookMiddleware['settings']): (req: IncomingMessage) => boolean {
-  const prefixes: Prefixes = { production: settings.productionPrefix, test: settings.testPrefix, waiting: settings.waitingPrefix };
+const SLASH = 47;
+const QUESTION = 63;
+
+/** Whether the path of `url` ends at `at`: the end of the URL, or its query. */
+function pathEndsAt(url: string, at: number): boolean {
+  return at === url.length || url.charCodeAt(at) === QUESTION;
+}
+
+/** Whether `url` holds `word` at `at`, letters in any case (the prefixes are ASCII). */
+function holdsAnyCase(url: string, at: number, word: string): boolean {
+  if (url.length < at + word.length) return false;
+  for (let i = 0; i < word.length; i += 1) {
+    const given = url.charCodeAt(at + i);
+    const wanted = word.charCodeAt(i);
+    if (given !== wanted && ((given | 32) !== (wanted | 32) || (wanted | 32) < 97 || (wanted | 32) > 122)) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether the middleware answers the path of `url` below the mount, which starts at `at`: `/<prefix>` of one of its
+ * prefixes in any letter case, then the path's end or a slash (the rule of its request target), or its OpenAPI
+ * document's path, with or without a trailing slash. Read in place: nothing is allocated per call.
+ */
+export function servedBy(settings: WebhookMiddleware['settings']): (url: string, at: number) => boolean {
+  const prefixes = [settings.productionPrefix, settings.testPrefix, settings.waitingPrefix];
   const document = settings.openApiPath;
-  return (req) => {
-    if (readRequestTarget(req, prefixes) !== undefined) return true;
-    if (document === undefined) return false;
-    const url = req.url ?? '/';
-    const queryAt = url.indexOf('?');
-    const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
-    return pathname === document || pathname === `${document}/`;
+  return (url, at) => {
+    if (url.charCodeAt(at) !== SLASH) return false;
+    for (let i = 0; i < prefixes.length; i += 1) {
+      const prefix = prefixes[i] as string;
+      const end = at + 1 + prefix.length;
+      if (holdsAnyCase(url, at + 1, prefix) && (pathEndsAt(url, end) || url.charCodeAt(end) === SLASH)) return true;
+    }
+    if (document === undefined || !url.startsWith(document, at)) return false;
+    const end = at + document.length;
+    return pathEndsAt(url, end) || (url.charCodeAt(end) === SLASH && pathEndsAt(url, end + 1));
   };
 }
 
@@ -62,18 +87,15 @@ export function handOff(middleware: WebhookMiddleware, segments: number): Fastif
     const req = request.raw as MountedRequest;
     const url = req.url ?? '/';
     const cut = mountEnd(url, segments);
-    const hadOriginal = req.originalUrl !== undefined;
-    if (cut > 0) {
-      if (!hadOriginal) req.originalUrl = url;
-      req.url = url.slice(cut);
-    }
-    // The router can match a path the middleware does not serve (a router without case sensitivity, duplicate slashes
-    // ignored): it goes to the app's not-found handler as if no route had matched, its body unread.
-    if (cut === -1 || !serves(req)) {
-      req.url = url;
-      if (!hadOriginal) delete req.originalUrl;
+    // The router can match a path the middleware does not serve (duplicate slashes ignored, say): it goes to the
+    // app's not-found handler as if no route had matched, its body unread.
+    if (cut === -1 || !serves(url, cut)) {
       reply.callNotFound();
       return;
+    }
+    if (cut > 0) {
+      req.originalUrl ??= url;
+      req.url = url.slice(cut);
     }
     carryHeaders(reply);
     reply.hijack();

@@ -4,10 +4,15 @@
  * serves taken whatever the router's options, Fastify's handlerTimeout kept off a hijacked call, and a call passed
  * on by a host's wrapper still answered.
  */
+import type { IncomingMessage } from 'node:http';
 import { expect } from 'chai';
+import fc from 'fast-check';
 import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookExecutor, type WebhookMiddleware, type WebhookMiddlewareOptions } from '../../lib/index.js';
-import { mountEnd } from '../../lib/fastify/hand-off.js';
+import { mountEnd, servedBy } from '../../lib/fastify/hand-off.js';
+import { documentRoute } from '../../lib/webhooks/describe/serve.js';
+import { resolveOpenApiRoute } from '../../lib/webhooks/describe/settings.js';
+import { readRequestTarget } from '../../lib/webhooks/request/target.js';
 import { PREFIX, startPluginHost, type PluginHost, type PluginHostOptions } from '../support/hosts/fastify-plugin-app.js';
 
 const SECRET = 'a waiting secret of at least 32 characters';
@@ -46,6 +51,22 @@ describe('workflow-webhooks/fastify: handing a call to the middleware', function
     expect(mountEnd('/webhook/x', 0)).to.equal(0);
     expect(mountEnd('/hooks', 1)).to.equal(-1);
     expect(mountEnd('/hooks?to=/webhook/x', 1)).to.equal(-1);
+  });
+
+  it('takes exactly the paths the middleware serves, by the middleware\'s own rule, for any path below the prefix', async () => {
+    const settings = (await middlewareWith({ productionPrefix: 'in/Hooks', testPrefix: 'test~hooks', openApi: { path: '/docs/openapi.json' } })).settings;
+    const serves = servedBy(settings);
+    const prefixes = { production: settings.productionPrefix, test: settings.testPrefix, waiting: settings.waitingPrefix };
+    const route = resolveOpenApiRoute({ path: settings.openApiPath }, Object.values(prefixes));
+    const document = documentRoute(new MemoryWebhookRegistry(), route!, { productionPrefix: 'in/Hooks', timeoutStatus: 524, credentials: undefined, waitingPrefix: undefined, baseUrlOf: () => '' });
+    // '^' differs from '~' in the one bit that tells a letter's cases apart: only letters match in any case.
+    const segment = fc.constantFrom('in', 'IN', 'hooks', 'Hooks', 'test~hooks', 'TEST~Hooks', 'test^hooks', 'webhook-waiting', 'WEBHOOK-waiting', 'webhook-waitings', 'docs', 'openapi.json', 'OpenAPI.json', '', 'x', '%2F');
+    fc.assert(fc.property(fc.array(segment, { maxLength: 4 }), fc.constantFrom('', '?', '?a=/in/hooks', '?x'), fc.constantFrom('', '/v1', '/t/acme'), (segments, query, mount) => {
+      const below = `/${segments.join('/')}${query}`;
+      const req = { url: below, originalUrl: `${mount}${below}`, headers: {} } as unknown as IncomingMessage;
+      const middleware = readRequestTarget(req, prefixes) !== undefined || document.owns(req);
+      expect(serves(`${mount}${below}`, mount.length), `${mount}${below}`).to.equal(middleware);
+    }), { numRuns: 2000 });
   });
 
   it('names the whole prefix in webhookUrl: nested in a plugin with its own prefix, and with a parameter in it', async () => {
