@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 /**
  * jose, fast-xml-parser, ajv and mime-types are loaded by the first call that needs them (a JWT, an XML body, a
  * validation, a file), never by importing an entry point: most hosts need none of them. A fresh Node process
- * imports the entry points (all but queue and opentelemetry, whose packages are their own) and reports every
+ * imports the entry points (all but queue and opentelemetry, whose packages are their own; the Fastify plugin's
+ * types are structural, so it loads nothing of Fastify) and reports every
  * package module it loaded, ES modules through a resolve hook, CommonJS ones from the require cache; then it uses
  * each feature, to show the probe sees the packages when they are loaded.
  */
@@ -44,6 +45,7 @@ await import('workflow-webhooks');
 const definitions = await import('workflow-webhooks/definitions');
 await import('workflow-webhooks/redis');
 await import('workflow-webhooks/console');
+await import('workflow-webhooks/fastify');
 await settle();
 const onImport = packages();
 definitions.validateProperties([{ displayName: 'A', name: 'a', type: 'string', default: '' }]);
@@ -68,6 +70,8 @@ describe('optional heavy dependencies', function () {
     expect(onImport.filter((name) => LAZY.includes(name))).to.deep.equal([]);
     // Queue mode's and OpenTelemetry's packages belong to their own entry points: the others never load them.
     expect(onImport.filter((name) => ['bullmq', 'redis', '@redis/client', '@opentelemetry/api'].includes(name))).to.deep.equal([]);
+    // The Fastify plugin is handed the app it runs in: it imports nothing of Fastify, so a host pays for none of it.
+    expect(onImport.filter((name) => name === 'fastify' || name.startsWith('@fastify/'))).to.deep.equal([]);
     expect(afterUse).to.include.members(LAZY);
   });
 });

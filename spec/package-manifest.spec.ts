@@ -14,6 +14,7 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
   files: string[];
   dependencies: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   engines: { node: string };
   repository?: unknown; homepage?: unknown; bugs?: unknown; license?: string;
 };
@@ -98,6 +99,18 @@ describe('package.json', () => {
       };
       expect(checkPack({ size: 1, unpackedSize: 1, files: ['dist/index.js', 'dist/index.d.ts', 'dist/index.js.map'].map(file) }, exportsMap, (path) => withMaps[path] ?? ''))
         .to.deep.equal(['dist/index.d.ts points to the source map dist/index.d.ts.map, which the package does not contain.', 'dist/index.js.map points to the source lib/index.ts, which the package does not contain.']);
+    });
+  });
+
+  it('asks for each peer only as optional, the package of one entry point: a host that never imports it installs nothing new', () => {
+    const peers = Object.keys(manifest.peerDependencies ?? {}).sort();
+    expect(peers).to.deep.equal(['@opentelemetry/api', 'bullmq', 'fastify', 'redis']);
+    for (const name of peers) expect(manifest.peerDependenciesMeta?.[name], name).to.deep.equal({ optional: true });
+    for (const name of peers) expect(manifest.dependencies, name).to.not.have.property(name);
+    // Fastify 5 and later; an open range, so that a host on a newer Fastify through middie is never refused at install.
+    expect(manifest.peerDependencies?.fastify).to.equal('>=5.0.0');
+    expect(manifest.exports['./fastify']).to.deep.equal({
+      'workflow-webhooks-source': './lib/fastify/index.ts', types: './dist/fastify/index.d.ts', default: './dist/fastify/index.js',
     });
   });
 

@@ -8,6 +8,7 @@ import { compileErrors, docBlock, USER_OPTIONS } from './support/readme/blocks.j
  * The host sections of docs/hosts.md (and docs/console.md) are copied as printed: their self-contained files compile under strict with the options
  * the section gives (a fresh app built from them is the proof for the rest; see the closing notes of the hosts work).
  */
+const MIDDIE = '### Through `@fastify/middie`';
 const FASTIFY_APP = fileURLToPath(new URL('./support/readme/fastify-shutdown.ts', import.meta.url));
 
 describe('the hosts guide\'s sections', function () {
@@ -18,10 +19,14 @@ describe('the hosts guide\'s sections', function () {
     expect(compileErrors(docBlock('docs/hosts.md', '## NestJS'), options)).to.deep.equal([]);
   });
 
-  it('Fastify: the app compiles as printed, and so does it with the error handler that follows it', () => {
-    const app = docBlock('docs/hosts.md', '## Fastify');
+  it('Fastify: the app with the plugin of workflow-webhooks/fastify compiles as printed, against Fastify\'s own types', () => {
+    expect(compileErrors(docBlock('docs/hosts.md', '### As a plugin'))).to.deep.equal([]);
+  });
+
+  it('Fastify: the app through middie compiles as printed, and so does it with the error handler that follows it', () => {
+    const app = docBlock('docs/hosts.md', MIDDIE);
     expect(compileErrors(app)).to.deep.equal([]);
-    const handler = docBlock('docs/hosts.md', '## Fastify', 1).replace(/^import .*\n/m, '');
+    const handler = docBlock('docs/hosts.md', MIDDIE, 1).replace(/^import .*\n/m, '');
     expect(compileErrors(`import { WebhookError } from 'workflow-webhooks';\n${app}\n${handler}`)).to.deep.equal([]);
   });
 
@@ -31,7 +36,7 @@ describe('the hosts guide\'s sections', function () {
     expect(compileErrors(redis)).to.deep.equal([]);
   });
 
-  it('Fastify: the app run as printed shuts down on SIGTERM with exit code 0 while a run ignores its signal; its caller gets 503', async () => {
+  it('Fastify through middie: the app run as printed shuts down on SIGTERM with exit code 0 while a run ignores its signal; its caller gets 503', async () => {
     const child = fork(FASTIFY_APP, [], {
       execArgv: ['--conditions=workflow-webhooks-source', '--import', 'tsx'],
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

@@ -2,7 +2,7 @@
  * Who runs in `npm run bench -- speed`, in the order they run: each compared pair side by side, so a pair meets the
  * same moment of a noisy host (the limit and the middleware on node:http, then each older build; Express's ceiling
  * and the middleware in Express, then each older build; the Express route, Node-RED; the Fastify route, middie and
- * the plugin form). BENCH_CONTENDERS (a comma list of ids, a baseline's commit for both its rows, or `baselines`)
+ * the plugin of workflow-webhooks/fastify). BENCH_CONTENDERS (a comma list of ids, a baseline's commit for both its rows, or `baselines`)
  * runs a subset; an unknown name is an error.
  */
 import { join } from 'node:path';
@@ -30,8 +30,7 @@ export const LABELS: Record<string, string> = {
   'node-red': 'Node-RED 4.1 `http in` → `http response`, embedded in Express 4',
   fastify: 'Fastify 5 route with its own parsers (JSON, @fastify/formbody, @fastify/multipart)',
   middie: 'this middleware in Fastify 5 through @fastify/middie',
-  plugin: 'this middleware in Fastify 5 as a plugin (prototype: a catch-all route hijacked in its onRequest hook)',
-  'plugin-handler': 'the same plugin prototype, hijacked in its handler (no body parsers in its scope)',
+  plugin: 'this middleware in Fastify 5 as a plugin (workflow-webhooks/fastify)',
 };
 
 /** A pinned build's rows: `node@<commit>` and `express@<commit>`. */
@@ -60,7 +59,7 @@ function all(kind: Kind, nodeRed: NodeRed, baselines: readonly BuiltBaseline[]):
     list.push({ id: 'node-red', label: LABELS['node-red'] as string, server: 'node-red-server.ts', args: [kind],
       env: { NODE_RED_DIR: join(nodeRed.dir, 'node_modules', 'node-red') }, allocation: false });
   }
-  list.push(fastify('fastify', 'fastify-route', true), fastify('middie', 'fastify-middie', true), fastify('plugin', 'fastify-plugin', true), fastify('plugin-handler', 'fastify-plugin-handler', true));
+  list.push(fastify('fastify', 'fastify-route', true), fastify('middie', 'fastify-middie', true), fastify('plugin', 'fastify-plugin', true));
   return list;
 }
 
@@ -78,9 +77,6 @@ export function selection(list: string | undefined, baselines: readonly { commit
   return ids;
 }
 
-/** Run only when BENCH_CONTENDERS names them: a variant kept to check a claim of bench/README.md. */
-const ON_REQUEST = new Set(['plugin-handler']);
-
 export function contenders(kind: Kind, nodeRed: NodeRed, baselines: readonly BuiltBaseline[], chosen: Set<string> | undefined): SpeedContender[] {
-  return all(kind, nodeRed, baselines).filter(({ id }) => (chosen === undefined ? !ON_REQUEST.has(id) : chosen.has(id)));
+  return all(kind, nodeRed, baselines).filter(({ id }) => chosen === undefined || chosen.has(id));
 }

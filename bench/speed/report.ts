@@ -17,8 +17,8 @@ function ratios(baselines: readonly BuiltBaseline[]): Ratio[] {
     { label: 'middleware on node:http ÷ the limit', over: 'node', of: 'limit', goal: { json: 0.85, form: 0.85, multipart: 0.9 } },
     { label: 'middleware in Express 5 ÷ Express\'s ceiling', over: 'express', of: 'ceiling', goal: 0.9 },
     { label: 'middleware through middie ÷ Fastify route', over: 'middie', of: 'fastify' },
-    { label: 'plugin form (prototype) ÷ Fastify route', over: 'plugin', of: 'fastify' },
-    { label: 'plugin form (prototype) ÷ middie: what a plugin would gain', over: 'plugin', of: 'middie' },
+    { label: 'plugin form ÷ Fastify route', over: 'plugin', of: 'fastify' },
+    { label: 'plugin form ÷ middie: what the plugin gains', over: 'plugin', of: 'middie' },
     // An older build over the current one: a regression reads as a ratio above 1.
     ...baselines.flatMap(({ commit }) => [
       { label: `build ${commit} ÷ this build, on node:http`, over: `node@${commit}`, of: 'node' },

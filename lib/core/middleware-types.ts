@@ -33,6 +33,8 @@ export interface WebhookMiddlewareSettings {
   /** Whether resume addresses are served (`waitingSecret` is set). */
   readonly waiting: boolean;
   readonly publicUrl: string | undefined;
+  /** What the middleware does with an error: answer it itself (`respond`) or hand it to the host's `next(err)`. */
+  readonly errorHandling: 'respond' | 'next';
   /** The OpenAPI document's path below the mount (`/openapi.json`), when the middleware serves one. */
   readonly openApiPath: string | undefined;
   /** How long a lastNode or responseNode caller may wait, in ms (`responseTimeoutMs`); 0 or Infinity: no deadline. */

@@ -119,6 +119,7 @@ export function createWebhookMiddleware(
     waitingPrefix: resolved.waiting.prefix,
     waiting: resolved.waiting.secret !== undefined,
     publicUrl: resolved.publicUrl,
+    errorHandling: resolved.errorHandling,
     openApiPath: resolved.openApi?.path,
     responseTimeoutMs: resolved.deadline.ms,
     rateLimit: resolved.rateLimit.default,
