@@ -58,7 +58,7 @@ describe('workflow-webhooks/fastify: handing a call to the middleware', function
     const serves = servedBy(settings);
     const prefixes = { production: settings.productionPrefix, test: settings.testPrefix, waiting: settings.waitingPrefix };
     const route = resolveOpenApiRoute({ path: settings.openApiPath }, Object.values(prefixes));
-    const document = documentRoute(new MemoryWebhookRegistry(), route!, { productionPrefix: 'in/Hooks', timeoutStatus: 524, credentials: undefined, waitingPrefix: undefined, baseUrlOf: () => '' });
+    const document = documentRoute(new MemoryWebhookRegistry(), route!, { productionPrefix: 'in/Hooks', timeoutStatus: 524, credentials: undefined, waitingPrefix: undefined, rateLimit: undefined, baseUrlOf: () => '' });
     // '^' differs from '~' in the one bit that tells a letter's cases apart: only letters match in any case.
     const segment = fc.constantFrom('in', 'IN', 'hooks', 'Hooks', 'test~hooks', 'TEST~Hooks', 'test^hooks', 'webhook-waiting', 'WEBHOOK-waiting', 'webhook-waitings', 'docs', 'openapi.json', 'OpenAPI.json', '', 'x', '%2F');
     fc.assert(fc.property(fc.array(segment, { maxLength: 4 }), fc.constantFrom('', '?', '?a=/in/hooks', '?x'), fc.constantFrom('', '/v1', '/t/acme'), (segments, query, mount) => {
