@@ -36,21 +36,26 @@ export function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-export function autocannon(port: number, load: Load, settings: BenchSettings): Promise<Sample> {
-  const args = [AUTOCANNON, '-j', '-c', String(settings.connections), '-d', String(settings.seconds), '-m', 'POST'];
+export async function autocannon(port: number, load: Load, settings: BenchSettings): Promise<Sample> {
+  const args = ['-j', '-c', String(settings.connections), '-d', String(settings.seconds), '-m', 'POST'];
   for (const [name, value] of Object.entries(load.headers)) args.push('-H', `${name}=${value}`);
   if (typeof load.body === 'string') args.push('-b', load.body);
   else args.push('-i', load.body.file);
   args.push(`http://127.0.0.1:${port}${load.path}`);
+  const result = await autocannonJson<{ requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number }>(args);
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${load.path}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return { requests: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+/** Runs autocannon in a process of its own with `args` (after the script; `-j` among them) and reads its JSON report. */
+export function autocannonJson<Report>(args: readonly string[]): Promise<Report> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [AUTOCANNON, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
     child.on('exit', () => {
       try {
-        const result = JSON.parse(out) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
-        if (result.non2xx > 0 || result.errors > 0) reject(new Error(`${load.path}: ${result.non2xx} non-2xx answers, ${result.errors} errors`));
-        else resolve({ requests: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
+        resolve(JSON.parse(out) as Report);
       } catch (error) {
         reject(error instanceof Error ? error : new Error(String(error)));
       }

@@ -12,12 +12,11 @@
  * beside a second baseline server against the first (the noise floor), each serving that address alone.
  * `BENCH_CALLS` sets the calls per measurement (default 20 000).
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
-import { median, stop } from './http.js';
+import { autocannonJson, median, stop } from './http.js';
 import { startRedis } from './redis-server.js';
 import { buildBaseline } from './speed/baselines.js';
 import { ensureBuild, ROOT } from './speed/runner.js';
@@ -26,7 +25,6 @@ import { limitCall, rateLimitSettings, resolveRateLimitOptions } from '../lib/we
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 const SERVER = fileURLToPath(new URL('./servers/rate-limit-server.ts', import.meta.url));
-const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
 const BODY = '{"order":1234,"items":[{"sku":"tea","qty":2}],"customer":{"name":"Ada"}}';
 
 interface Server { label: string; child: ChildProcess; port: number }
@@ -62,26 +60,14 @@ function cpuOf(child: ChildProcess): Promise<number> {
 }
 
 /** Sends exactly `amount` calls over 10 connections; rejects if any got another status than the case's. */
-function send(port: number, one: Case, amount: number): Promise<void> {
-  const args = [AUTOCANNON, '-j', '-c', String(Math.min(10, amount)), '-a', String(amount), '-m', 'POST', '-H', 'content-type=application/json', '-b', BODY];
+async function send(port: number, one: Case, amount: number): Promise<void> {
+  const args = ['-j', '-c', String(Math.min(10, amount)), '-a', String(amount), '-m', 'POST', '-H', 'content-type=application/json', '-b', BODY];
   for (const [name, value] of Object.entries(one.headers ?? {})) args.push('-H', `${name}=${value}`);
   args.push(`http://127.0.0.1:${port}${one.path}`);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
-    child.on('exit', () => {
-      try {
-        const result = JSON.parse(out) as { non2xx: number; errors: number; requests: { sent: number }; statusCodeStats?: Record<string, { count: number }> };
-        const wrong = one.status === 200 ? result.non2xx : amount - (result.statusCodeStats?.[String(one.status)]?.count ?? 0);
-        // A spent address let its one call through before the measured calls, so all of them must be refused.
-        if (result.errors > 0 || wrong > 0) reject(new Error(`${one.path}: ${wrong} calls answered otherwise than ${one.status}, ${result.errors} errors`));
-        else resolve();
-      } catch (error) {
-        reject(error instanceof Error ? error : new Error(String(error)));
-      }
-    });
-  });
+  const result = await autocannonJson<{ non2xx: number; errors: number; statusCodeStats?: Record<string, { count: number }> }>(args);
+  const wrong = one.status === 200 ? result.non2xx : amount - (result.statusCodeStats?.[String(one.status)]?.count ?? 0);
+  // A spent address let its one call through before the measured calls, so all of them must be refused.
+  if (result.errors > 0 || wrong > 0) throw new Error(`${one.path}: ${wrong} calls answered otherwise than ${one.status}, ${result.errors} errors`);
 }
 
 /** redis-server's CPU so far, in µs (INFO cpu: its main thread and the rest). */

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import busboy from 'busboy';
 import express from 'express';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookRegistry } from '../../lib/index.js';
+import { openBenchRedisRegistry } from './bench-redis-registry.js';
 
 const [scenario = 'node-json', sizeArg = '1'] = process.argv.slice(2);
 const STARTED = { message: 'Workflow was started' };
@@ -17,21 +18,10 @@ let report: Record<string, number> = {};
 /** Run at 'stop': the Redis registry and its client are closed before the process exits. */
 let cleanup = async (): Promise<void> => undefined;
 
-/** A RedisWebhookRegistry on its own prefix, loaded and following the change log; imported only when asked for. */
 async function redisRegistry(): Promise<WebhookRegistry> {
-  const url = process.env.BENCH_REDIS_URL;
-  if (url === undefined) throw new Error('the redis scenarios need BENCH_REDIS_URL');
-  const [{ createClient }, { RedisWebhookRegistry }] = await Promise.all([import('redis'), import('../../lib/redis/index.js')]);
-  const client = createClient({ url });
-  client.on('error', (error: unknown) => console.error('bench redis client:', error));
-  await client.connect();
-  const registry = new RedisWebhookRegistry({ client, prefix: `bench-http-${process.pid}:` });
-  await registry.ready();
-  cleanup = async () => {
-    await registry.close();
-    client.destroy();
-  };
-  return registry;
+  const redis = await openBenchRedisRegistry(`bench-http-${process.pid}:`);
+  cleanup = redis.close;
+  return redis.registry;
 }
 
 function nodeHttp(): RequestListener {

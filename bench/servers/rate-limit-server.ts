@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
+import { openBenchRedisRegistry } from './bench-redis-registry.js';
 
 type Lib = typeof import('../../lib/index.js');
 
@@ -19,19 +20,9 @@ let cleanup = async (): Promise<void> => undefined;
 
 async function registryOf(): Promise<import('../../lib/index.js').WebhookRegistry> {
   if (registryKind !== 'redis') return new lib.MemoryWebhookRegistry();
-  const url = process.env.BENCH_REDIS_URL;
-  if (url === undefined) throw new Error('the redis contender needs BENCH_REDIS_URL');
-  const [{ createClient }, { RedisWebhookRegistry }] = await Promise.all([import('redis'), import('../../lib/redis/index.js')]);
-  const client = createClient({ url });
-  client.on('error', (error: unknown) => console.error('bench redis client:', error));
-  await client.connect();
-  const registry = new RedisWebhookRegistry({ client, prefix: `bench-rate-${process.pid}:` });
-  await registry.ready();
-  cleanup = async () => {
-    await registry.close();
-    client.destroy();
-  };
-  return registry;
+  const redis = await openBenchRedisRegistry(`bench-rate-${process.pid}:`);
+  cleanup = redis.close;
+  return redis.registry;
 }
 
 /** Limits no bench run reaches (a day, a billion calls), except `spent`, which refuses every call after its first. */

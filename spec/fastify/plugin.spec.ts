@@ -3,8 +3,7 @@
  * reads it (Fastify reads none of it), every other path stays Fastify's, the middleware's own errors, which of the
  * host's hooks run and which headers its answers keep, the options refused at registration, and app.close().
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
@@ -12,9 +11,10 @@ import Fastify from 'fastify';
 import request from 'supertest';
 import {
   createWebhookMiddleware, MemoryWebhookRegistry,
-  type BinaryData, type WebhookExecutor, type WebhookMiddlewareOptions, type WebhookRun, type WorkflowWebhooks,
+  type WebhookExecutor, type WebhookMiddlewareOptions, type WebhookRun, type WorkflowWebhooks,
 } from '../../lib/index.js';
 import { webhookPlugin } from '../../lib/fastify/index.js';
+import { echoRun, itGivesEveryBodyToTheRun, sha256 } from '../support/hosts/fastify-bodies.js';
 import { PREFIX, startPluginHost, type PluginHost, type PluginHostOptions } from '../support/hosts/fastify-plugin-app.js';
 import { eventually, filesUnder, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
@@ -26,7 +26,6 @@ const WORKFLOW: WorkflowWebhooks = { workflowId: 'wf', nodes: [
   { name: 'Stuck', parameters: { path: 'stuck', httpMethod: 'POST', responseMode: 'lastNode' } },
 ] };
 
-const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 const hook = (path: string): string => `${PREFIX}/webhook/${path}`;
 
 let temp: TempDir;
@@ -35,10 +34,7 @@ const executor = (runs: WebhookRun[]): WebhookExecutor => async (run) => {
   runs.push(run);
   if (run.nodeName === 'Slow') await sleep(300);
   if (run.nodeName === 'Stuck') await sleep(10_000, undefined, { signal: run.signal });
-  const { json, binary } = run.items[0]!;
-  const files = Object.entries(binary ?? {}).map(([name, { fileName, mimeType, data, path }]: [string, BinaryData]) =>
-    ({ name, fileName, mimeType, onDisk: path !== undefined, sha256: sha256(data ?? readFileSync(path!)) }));
-  return { items: [{ json: { ...json, headers: undefined, files } }] };
+  return echoRun(run);
 };
 
 interface Built { host: PluginHost; runs: WebhookRun[] }
@@ -83,30 +79,7 @@ describe('workflow-webhooks/fastify: the middleware as a Fastify 5 plugin', func
       expect(built.host.hooks.map((record) => record.hook)).not.to.include('preParsing');
     });
 
-    it('gives an urlencoded form to the workflow, flat, though Fastify itself has no form parser', async () => {
-      const res = await http().post(hook('orders/1')).type('form').send('name=Ada&tag=a&tag=b&a[b]=1').expect(200);
-      expect(res.body.body).to.deep.equal({ name: 'Ada', tag: ['a', 'b'], 'a[b]': '1' });
-    });
-
-    it('gives a multipart upload to the workflow byte for byte, past Fastify\'s own 1 MiB bodyLimit', async () => {
-      const pdf = randomBytes(1536 * 1024);
-      const notes = Buffer.from('first line\nsecond line\n');
-      const res = await http().post(hook('orders/1')).field('title', 'Report')
-        .attach('document', pdf, { filename: 'report.pdf', contentType: 'application/pdf' })
-        .attach('notes', notes, { filename: 'notes.txt', contentType: 'text/plain' }).expect(200);
-      expect(res.body.body).to.deep.equal({ title: 'Report' });
-      expect(res.body.files).to.deep.equal([
-        { name: 'document', fileName: 'report.pdf', mimeType: 'application/pdf', onDisk: true, sha256: sha256(pdf) },
-        { name: 'notes', fileName: 'notes.txt', mimeType: 'text/plain', onDisk: false, sha256: sha256(notes) },
-      ]);
-    });
-
-    it('parses XML and text bodies, which Fastify would refuse 415', async () => {
-      const xml = await http().post(hook('orders/1')).set('content-type', 'application/xml').send('<Order id="7"><Item>Tea</Item></Order>').expect(200);
-      expect(xml.body.body).to.deep.equal({ order: { $: { id: '7' }, item: 'Tea' } });
-      const text = await http().post(hook('orders/1')).set('content-type', 'text/plain').send('hello').expect(200);
-      expect(text.body.body).to.equal('hello');
-    });
+    itGivesEveryBodyToTheRun(() => http(), hook);
 
     it('answers its own errors in JSON with a code: 404 unknown webhook, 405 wrong method, 413 body too large, 403 bad key', async () => {
       for (const path of [hook('nothing'), `${PREFIX}/webhook`, `${PREFIX}/webhook-test/nothing`]) {
