@@ -7,6 +7,8 @@ import type { IncomingMessage } from 'node:http';
 import { toWebhookError } from '../core/errors.js';
 import { errorFields } from '../core/logger.js';
 import type { WebhookMiddleware } from '../core/types.js';
+import { isDocumentPath } from '../webhooks/describe/serve.js';
+import { prefixEnd } from '../webhooks/request/target.js';
 import { sendError } from '../webhooks/response/error-answer.js';
 import type { FastifyOnRequestLike, FastifyReplyLike } from './host.js';
 
@@ -27,43 +29,18 @@ export function mountEnd(url: string, segments: number): number {
   return queryAt !== -1 && queryAt < at ? -1 : at;
 }
 
-const SLASH = 47;
-const QUESTION = 63;
-
-/** Whether the path of `url` ends at `at`: the end of the URL, or its query. */
-function pathEndsAt(url: string, at: number): boolean {
-  return at === url.length || url.charCodeAt(at) === QUESTION;
-}
-
-/** Whether `url` holds `word` at `at`, letters in any case (the prefixes are ASCII). */
-function holdsAnyCase(url: string, at: number, word: string): boolean {
-  if (url.length < at + word.length) return false;
-  for (let i = 0; i < word.length; i += 1) {
-    const given = url.charCodeAt(at + i);
-    const wanted = word.charCodeAt(i);
-    if (given !== wanted && ((given | 32) !== (wanted | 32) || (wanted | 32) < 97 || (wanted | 32) > 122)) return false;
-  }
-  return true;
-}
-
 /**
- * Whether the middleware answers the path of `url` below the mount, which starts at `at`: `/<prefix>` of one of its
- * prefixes in any letter case, then the path's end or a slash (the rule of its request target), or its OpenAPI
- * document's path, with or without a trailing slash. Read in place: nothing is allocated per call.
+ * Whether the middleware answers the path of `url` below the mount, which starts at `at`: one of its prefixes, by
+ * the rule of its request target, or its OpenAPI document's path. Read in place: nothing is allocated per call.
  */
 export function servedBy(settings: WebhookMiddleware['settings']): (url: string, at: number) => boolean {
   const prefixes = [settings.productionPrefix, settings.testPrefix, settings.waitingPrefix];
   const document = settings.openApiPath;
   return (url, at) => {
-    if (url.charCodeAt(at) !== SLASH) return false;
-    for (let i = 0; i < prefixes.length; i += 1) {
-      const prefix = prefixes[i] as string;
-      const end = at + 1 + prefix.length;
-      if (holdsAnyCase(url, at + 1, prefix) && (pathEndsAt(url, end) || url.charCodeAt(end) === SLASH)) return true;
-    }
-    if (document === undefined || !url.startsWith(document, at)) return false;
-    const end = at + document.length;
-    return pathEndsAt(url, end) || (url.charCodeAt(end) === SLASH && pathEndsAt(url, end + 1));
+    const queryAt = url.indexOf('?', at);
+    const end = queryAt === -1 ? url.length : queryAt;
+    for (let i = 0; i < prefixes.length; i += 1) if (prefixEnd(url, at, end, prefixes[i] as string) !== -1) return true;
+    return document !== undefined && isDocumentPath(url, at, end, document);
   };
 }
 

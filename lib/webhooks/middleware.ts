@@ -143,8 +143,6 @@ export function createWebhookMiddleware(
   });
 }
 
-
-
 function serveCall(req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void, target: RequestTarget, context: Context): void {
   const { options } = context;
   const call = new Served(req, target, next, context, requestIdOf(req, options.requestIdHeader));
@@ -154,19 +152,13 @@ function serveCall(req: IncomingMessage, res: ServerResponse, next: (err?: unkno
   void handleCall(call);
 }
 
-
-
-
-
-
 /** The request path of one call; whatever it throws becomes the call's error answer (failCall). */
 async function handleCall(call: Served): Promise<void> {
   const { target, context } = call;
-  const state = call;
   const req = call.req as IncomingMessage;
   const res = call.res as ServerResponse;
   const { options } = context;
-  const { events } = state;
+  const { events } = call;
   let payload: Payload | undefined;
   let ended: Promise<unknown> | undefined;
   let settled = false;
@@ -177,8 +169,8 @@ async function handleCall(call: Served): Promise<void> {
     const method = (req.method ?? 'GET').toUpperCase();
     if (method === 'OPTIONS') {
       events.emit({ type: 'received', method, path: target.rawPath, kind: target.kind });
-      endRun(state);
-      endFiles(state);
+      endRun(call);
+      endFiles(call);
       await writeResponse(res, await (target.kind === 'waiting' ? waitingOptions(context.waiting, target, req) : answerOptions(req, context.registry, target)));
       return;
     }
@@ -187,7 +179,7 @@ async function handleCall(call: Served): Promise<void> {
     const waitMatch = target.kind === 'waiting' ? await matchWait(context.waiting, target, method) : undefined;
     const matched = waitMatch ?? matchWebhook(context.registry, target, method, context.lookupNow);
     const { webhook, params } = matched instanceof Promise ? await matched : matched;
-    state.webhook = webhook;
+    call.webhook = webhook;
     if (webhook.warnings !== undefined) warnOnce(webhook.warnings, options.logger);
     if (events.active) events.emit({ type: 'received', method, path: target.rawPath, kind: target.kind, ...matchedFields(req, target, webhook, options, waitMatch?.wait.suffix) });
     // CORS goes on the response first: every answer from here on, errors included, must be readable by the browser.
@@ -199,8 +191,8 @@ async function handleCall(call: Served): Promise<void> {
     if (limited !== undefined) await limited;
     const payloadSettings = waitMatch === undefined ? context.shared.payload : { ...context.shared.payload, limits: waitMatch.wait.limits };
     payload = await parsePayload(req, payloadSettings, webhook.parameters, auth !== undefined && 'signature' in auth ? auth.signature : undefined);
-    state.release = payload.cleanup;
-    const report = reporter(options, state, webhook, webhook.kind);
+    call.release = payload.cleanup;
+    const report = reporter(options, call, webhook, webhook.kind);
     const parameters = webhook.parameters;
     const responder = parameters.responseMode === 'responseNode'
       ? createResponder(writerOf(res, parameters, options.headerPolicy), report)
@@ -216,12 +208,12 @@ async function handleCall(call: Served): Promise<void> {
       respond: parameters.responseMode === 'responseNode' ? responder.respond : undefined,
       report,
       jwtPayload: auth !== undefined && 'jwtPayload' in auth ? auth.jwtPayload : undefined,
-      call: state,
+      call,
       events,
       openWaits: context.openWaits,
     });
     // close() stopped the call while its body was read: it was answered 503, and no run starts after shutdown.
-    if (state.stopReason !== undefined) throw state.stopReason;
+    if (call.stopReason !== undefined) throw call.stopReason;
     // A test listen is used up only by a call that reaches its workflow: after the guards and parsing, and with
     // nothing left between the claim and the run that could fail and leave the listen waiting.
     const claim = target.kind === 'test' ? await context.registry.claimTestCall(webhook) : undefined;
@@ -236,12 +228,12 @@ async function handleCall(call: Served): Promise<void> {
     const resumedRun = resumed?.form === 'inRun' ? resumeInRun(context.waiting, waitMatch as WaitMatch, run, responder) : undefined;
     const answering: Call = {
       res, run, executor: context.executor, parameters, headerPolicy: options.headerPolicy, responder,
-      deadline: options.deadline, stops: state, events, report,
+      deadline: options.deadline, stops: call, events, report,
       onSettled: claim?.settled, settings: webhook.settings, checkedHeader: auth?.checkedHeader,
       onRefused: resumed === undefined ? undefined : () => { giveBackWait(context.waiting, waitMatch as WaitMatch); },
     };
-    state.executing = true;
-    state.runStartedAt = Date.now();
+    call.executing = true;
+    call.runStartedAt = Date.now();
     const started: StartedCall = resumedRun === undefined ? startCall(answering) : answerFrom(answering, resumedRun);
     // A run handed off (queue mode) runs on a worker, whose own run keeps its resume address.
     if (resumedRun === undefined && !isHandOff(context.executor)) runStarted(run, started.ended);
@@ -252,6 +244,6 @@ async function handleCall(call: Served): Promise<void> {
     failCall(call, error);
   } finally {
     // The run's end (or, for a call refused before it, now) lets the call finish: its files go, then its state.
-    if (payload !== undefined) afterRun(ended, state, payload, settled);
+    if (payload !== undefined) afterRun(ended, call, payload, settled);
   }
 }

@@ -64,7 +64,6 @@ export class Served extends CallState {
     this.req = req;
     this.next = next;
     this.method = req.method;
-    context.inFlight.add(this);
   }
 
   override connectionDone(): void {

@@ -31,6 +31,16 @@ function mayRead(webhooks: readonly RegisteredWebhook[], origin: string | undefi
   return webhooks.some(({ parameters: { allowedOrigins } }) => allowedOrigins === '*' || (allowedOrigins?.includes(origin) ?? false));
 }
 
+/**
+ * Whether the path `url` holds from `at` to `end` (before its query) is the document's `path`, with or without a
+ * trailing slash. Reads `url` in place, for a host integration that splits URLs itself (the Fastify plugin) too.
+ */
+export function isDocumentPath(url: string, at: number, end: number, path: string): boolean {
+  const length = end - at;
+  if (length !== path.length && length !== path.length + 1) return false;
+  return url.startsWith(path, at) && (length === path.length || url.charCodeAt(end - 1) === 47);
+}
+
 export function documentRoute(registry: WebhookRegistry, route: ResolvedOpenApiRoute, settings: DocumentRouteSettings): DocumentRoute {
   if (typeof registry.list !== 'function') {
     throw new TypeError('workflow-webhooks: option openApi needs a registry with list(), as MemoryWebhookRegistry and RedisWebhookRegistry have.');
@@ -39,8 +49,7 @@ export function documentRoute(registry: WebhookRegistry, route: ResolvedOpenApiR
     owns(req) {
       const url = req.url ?? '/';
       const queryAt = url.indexOf('?');
-      const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
-      return pathname === route.path || pathname === `${route.path}/`;
+      return isDocumentPath(url, 0, queryAt === -1 ? url.length : queryAt, route.path);
     },
 
     async serve(req, res) {

@@ -80,10 +80,19 @@ export function segmentsOf(path: RequestPath): string[] {
 }
 
 /**
+ * Whether a request path is its own decoded form: no trailing slash to trim, nothing percent-encoded, no NUL byte.
+ * Nearly every call's path is.
+ */
+export function isDecodedAlready(rawPath: string): boolean {
+  return rawPath.charCodeAt(rawPath.length - 1) !== 47 && !rawPath.includes('%') && !rawPath.includes('\0');
+}
+
+/**
  * Decodes a request path (after the prefix, without leading slash). Trailing slashes are ignored.
  * Refuses what no registered path can hold: bad percent-encoding, an encoded `/`, NUL bytes.
  */
 export function decodeRequestPath(rawPath: string): RequestPath {
+  if (isDecodedAlready(rawPath)) return { decoded: rawPath, segments: undefined };
   const trimmed = rawPath.replace(/\/+$/, '');
   if (!trimmed.includes('%') && !trimmed.includes('\0')) return { decoded: trimmed, segments: undefined };
   const segments = trimmed.split('/').map((segment) => {

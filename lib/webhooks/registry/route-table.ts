@@ -4,7 +4,7 @@
  * tried only when no static path matches, most literal segments first. The table holds no policy: who may own an
  * address is the registry's business.
  */
-import { canonicalPath, compileDynamicPath, decodeRequestPath, pathShape, segmentsOf, type CompiledPath } from './paths.js';
+import { canonicalPath, compileDynamicPath, decodeRequestPath, isDecodedAlready, pathShape, segmentsOf, type CompiledPath } from './paths.js';
 import type { HttpMethod } from '../../core/types.js';
 import type { RegisteredWebhook, WebhookLookup } from './contract.js';
 
@@ -103,7 +103,7 @@ export class RouteTable {
   /** Finds the webhook for a request path (percent-encoded, no leading slash); throws REQUEST_INVALID_PATH. */
   lookup(method: string, rawPath: string): WebhookLookup {
     // Nearly every call: a path with nothing to decode or trim, registered as it was sent.
-    if (rawPath.charCodeAt(rawPath.length - 1) !== 47 && rawPath.indexOf('%') === -1 && rawPath.indexOf('\0') === -1) {
+    if (isDecodedAlready(rawPath)) {
       const hit = this.#staticRoutes.get(rawPath)?.[method as HttpMethod];
       if (hit !== undefined) return { found: true, webhook: hit, params: {} };
     }

@@ -46,20 +46,39 @@ export function readRequestTarget(req: IncomingMessage, prefixes: Prefixes): Req
   };
 }
 
-/**
- * The path after `/<prefix>`, or undefined when the path is elsewhere. The prefix matches in any letter case, as an
- * Express mount does; the rest of the path keeps its case.
- */
+/** The path after `/<prefix>`, or undefined when the path is elsewhere. */
 function afterPrefix(pathname: string, prefix: string): string | undefined {
-  if (pathname.charCodeAt(0) !== 47) return undefined;
-  const end = prefix.length + 1;
-  if (!pathname.startsWith(prefix, 1)) {
-    // Cheap refusal first: most requests a host serves do not even start with the prefix's letter.
-    if (pathname.length < end || (pathname.charCodeAt(1) | 32) !== (prefix.charCodeAt(0) | 32)) return undefined;
-    if (pathname.slice(1, end).toLowerCase() !== prefix.toLowerCase()) return undefined;
+  const end = prefixEnd(pathname, 0, pathname.length, prefix);
+  if (end === -1) return undefined;
+  return end === pathname.length ? '' : pathname.slice(end + 1);
+}
+
+/**
+ * Where `/<prefix>` ends in the path `url` holds from `at` to `end` (before its query): `end` when the path is the
+ * prefix itself, the index of the slash after it when the path goes on below it, -1 when the path is elsewhere. The
+ * prefix matches in any letter case, as an Express mount does; the rest of the path keeps its case. Reads `url` in
+ * place: a host integration that splits URLs itself (the Fastify plugin) asks it without a copy.
+ */
+export function prefixEnd(url: string, at: number, end: number, prefix: string): number {
+  const after = at + 1 + prefix.length;
+  if (after > end || url.charCodeAt(at) !== SLASH) return -1;
+  if (!url.startsWith(prefix, at + 1) && !sameLetters(url, at + 1, prefix)) return -1;
+  if (after === end) return end;
+  return url.charCodeAt(after) === SLASH ? after : -1;
+}
+
+const SLASH = 47;
+
+/** Whether `text` holds `word` at `at`, ASCII letters in either case (a prefix is ASCII: the option is checked so). */
+function sameLetters(text: string, at: number, word: string): boolean {
+  for (let i = 0; i < word.length; i += 1) {
+    const given = text.charCodeAt(at + i);
+    const wanted = word.charCodeAt(i);
+    if (given === wanted) continue;
+    const folded = wanted | 32;
+    if ((given | 32) !== folded || folded < 97 || folded > 122) return false;
   }
-  if (pathname.length === end) return '';
-  return pathname.charCodeAt(end) === 47 ? pathname.slice(end + 1) : undefined;
+  return true;
 }
 
 /** Where the middleware is mounted in the host ('' at the root), for a request outside the webhook prefixes too. */

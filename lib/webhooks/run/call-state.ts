@@ -58,10 +58,12 @@ export class CallState implements TrackedCall {
    */
   answersStops = true;
 
+  /** `givenId`: the caller's request id, already checked to be a sane token; undefined for a new UUID. */
   constructor(givenId: string | undefined, events: CallEvents, inFlight: InFlight<CallState>) {
     this.#callId = givenId;
     this.events = events;
     this.inFlight = inFlight;
+    inFlight.add(this);
   }
 
   /** Correlates the call's events, logs and run (`run.callId`). */
@@ -84,13 +86,6 @@ export class CallState implements TrackedCall {
 
   /** The connection is done: the middleware's calls let go of their request side, which a run going on must not keep. */
   connectionDone(): void {}
-}
-
-/** `givenId`: the caller's request id, already checked to be a sane token; undefined for a new UUID. */
-export function newCallState(givenId: string | undefined, events: CallEvents, inFlight: InFlight<CallState>): CallState {
-  const state = new CallState(givenId, events, inFlight);
-  inFlight.add(state);
-  return state;
 }
 
 /**

@@ -52,15 +52,18 @@ const failed = (cause: unknown): WebhookError => cause instanceof WebhookError &
   ? cause
   : new WebhookError('WORKFLOW_FAILED', 'Error in workflow', { cause });
 
-/** Runs the executor: a throw, a rejection and a malformed result all reject with one WebhookError. */
-export function executeWorkflow(executor: WebhookExecutor, run: WebhookRun): Promise<ExecutionResult> {
-  let result: ExecutionResult | Promise<ExecutionResult>;
+/**
+ * Runs the executor once: its checked result at once when it answered at once (most do), else a promise of it. A
+ * throw, a rejection and a malformed result all fail with one WebhookError: thrown, or rejected.
+ */
+function executeWorkflow(executor: WebhookExecutor, run: WebhookRun): ExecutionResult | Promise<ExecutionResult> {
+  let result: ExecutionResult | PromiseLike<ExecutionResult>;
   try {
     result = executor(run);
   } catch (error) {
-    return Promise.reject(failed(error));
+    throw failed(error);
   }
-  // One promise whether the executor answered at once or later.
+  if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function') return checkResult(result);
   return Promise.resolve(result).then(checkResult, rethrowFailed);
 }
 
@@ -93,25 +96,17 @@ export interface Execution {
  * without a promise chain per call.
  */
 export function reportedExecution(execution: ExecutionReporting): Execution {
-  const { run, events } = execution;
+  const { run, events, executor } = execution;
   if (events.active) events.emit({ type: 'started', workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode });
-  let result: ExecutionResult | PromiseLike<ExecutionResult>;
+  let result: ExecutionResult | Promise<ExecutionResult>;
   try {
-    result = events.active ? events.within(() => execution.executor(run)) : execution.executor(run);
+    result = events.active ? events.within(() => executeWorkflow(executor, run)) : executeWorkflow(executor, run);
+    if (!(result instanceof Promise)) return { outcome: Promise.resolve(reportSuccess(execution, result)), settled: true, failed: false };
   } catch (error) {
-    return { outcome: Promise.reject(reportFailure(execution, failed(error))), settled: true, failed: true };
+    return { outcome: Promise.reject(reportFailure(execution, toWebhookError(error))), settled: true, failed: true };
   }
-  if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function') {
-    try {
-      return { outcome: Promise.resolve(reportSuccess(execution, checkResult(result))), settled: true, failed: false };
-    } catch (error) {
-      return { outcome: Promise.reject(reportFailure(execution, toWebhookError(error))), settled: true, failed: true };
-    }
-  }
-  const outcome = Promise.resolve(result).then(
-    (value) => reportSuccess(execution, checkResult(value)),
-    (error: unknown) => { throw failed(error); },
-  ).catch((error: unknown) => { throw reportFailure(execution, toWebhookError(error)); });
+  const outcome = result.then((value) => reportSuccess(execution, value))
+    .catch((error: unknown) => { throw reportFailure(execution, toWebhookError(error)); });
   return { outcome, settled: false, failed: false };
 }
 

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
 import { recordingExecutor, workflow } from '../../support/workflows.js';
-import { readRequestTarget, requestMountPath, type Prefixes } from '../../../lib/webhooks/request/target.js';
+import { prefixEnd, readRequestTarget, requestMountPath, type Prefixes } from '../../../lib/webhooks/request/target.js';
 
 for (const host of HOSTS) {
   describe(`the webhook prefixes in ${host.name}`, () => {
@@ -72,5 +72,23 @@ describe('reading the request target', () => {
     expect(mounted('/calls')).to.equal('');
     // A rewritten URL that is no tail of the original gives no mount path rather than a wrong one.
     expect(mounted('/elsewhere', '/admin/webhooks/calls')).to.equal('');
+  });
+});
+
+describe('where a prefix ends in a URL, read in place', () => {
+  it('folds the case of letters only: "~" is not "^", though the two differ in the bit that tells a letter\'s cases apart', () => {
+    expect(prefixEnd('/test~hooks/x', 0, 13, 'test~hooks')).to.equal(11);
+    expect(prefixEnd('/TEST~Hooks/x', 0, 13, 'test~hooks')).to.equal(11);
+    expect(prefixEnd('/test^hooks/x', 0, 13, 'test~hooks')).to.equal(-1);
+    expect(prefixEnd('/web@hook', 0, 9, 'web`hook')).to.equal(-1);
+  });
+
+  it('takes the prefix itself or a path below it, from any offset and up to the query only', () => {
+    const url = '/v1/webhook?to=/webhook/x';
+    expect(prefixEnd(url, 3, url.indexOf('?'), 'webhook')).to.equal(11);
+    expect(prefixEnd('/v1/webhooks', 3, 12, 'webhook')).to.equal(-1);
+    expect(prefixEnd('/v1/webhook/orders', 3, 18, 'webhook')).to.equal(11);
+    expect(prefixEnd('/v1/web', 3, 7, 'webhook')).to.equal(-1);
+    expect(prefixEnd('webhook/x', 0, 9, 'webhook')).to.equal(-1);
   });
 });

@@ -13,8 +13,8 @@ import type { InFlight } from '../../../lib/webhooks/run/in-flight.js';
 import { noCleanup } from '../../../lib/webhooks/payload/index.js';
 import { deferred } from '../../support/workflows.js';
 import {
-  afterRun, answered, endFiles, endRun, newCallState, releaseFiles, runTooLong, stoppedByMiddleware, stopRun,
-  watchClose, type CallState,
+  afterRun, answered, CallState, endFiles, endRun, releaseFiles, runTooLong, stoppedByMiddleware, stopRun,
+  watchClose,
 } from '../../../lib/webhooks/run/call-state.js';
 
 /** The parts of a response the state reads. */
@@ -37,7 +37,7 @@ function newCall(options: { listening?: boolean } = {}): Call {
   const removed: CallState[] = [];
   const events: CallEvents = { active: options.listening ?? true, emit: (event) => { heard.push(event); }, within: (work) => work() };
   const inFlight = { add: () => undefined, remove: (call: CallState) => { removed.push(call); } } as unknown as InFlight<CallState>;
-  const state = newCallState('call-1', events, inFlight);
+  const state = new CallState('call-1', events, inFlight);
   const res = new FakeResponse();
   watchClose(res as unknown as ServerResponse, state);
   return { state, res, heard, removed };

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { WebhookError } from '../../../lib/core/errors.js';
 import type { CallEvents, EventInput } from '../../../lib/core/events.js';
-import { checkResult, executeWorkflow, relayedFailure, reportedExecution } from '../../../lib/webhooks/run/execute.js';
+import { checkResult, relayedFailure, reportedExecution } from '../../../lib/webhooks/run/execute.js';
 import type { ExecutionResult, WebhookExecutor, WebhookRun } from '../../../lib/index.js';
 
 /** What checkResult throws for `result`, or undefined when it accepts it. */
@@ -71,7 +71,8 @@ describe('what an executor may return', () => {
 });
 
 describe('an executor that fails', () => {
-  const failure = (executor: WebhookExecutor): Promise<WebhookError> => executeWorkflow(executor, run).then(
+  // Through reportedExecution, the one way the middleware and queue mode run an executor.
+  const failure = (executor: WebhookExecutor): Promise<WebhookError> => reportedExecution({ run, events: recordedEvents(false).events, executor, report: () => undefined }).outcome.then(
     () => { throw new Error('the run should have failed'); },
     (error: WebhookError) => error,
   );

@@ -8,14 +8,14 @@ import { WebhookError } from '../../../lib/core/errors.js';
 import type { CallEvents } from '../../../lib/core/events.js';
 import type { RegisteredWebhook } from '../../../lib/webhooks/registry/contract.js';
 import type { InFlight } from '../../../lib/webhooks/run/in-flight.js';
-import { newCallState, stopRun, type CallState } from '../../../lib/webhooks/run/call-state.js';
+import { CallState, stopRun } from '../../../lib/webhooks/run/call-state.js';
 import { ignoreRespond, reporter, type FailureSinks, type WorkflowFailureContext } from '../../../lib/webhooks/run/report.js';
 
 const webhook = { workflowId: 'wf', nodeName: 'Webhook' } as RegisteredWebhook;
 const quiet: CallEvents = { active: false, emit: () => undefined, within: (work) => work() };
 
 function newState(): CallState {
-  return newCallState('call-7', quiet, { add: () => undefined, remove: () => undefined } as unknown as InFlight<CallState>);
+  return new CallState('call-7', quiet, { add: () => undefined, remove: () => undefined } as unknown as InFlight<CallState>);
 }
 
 interface Sinks { sinks: FailureSinks; failures: [WebhookError, WorkflowFailureContext][]; logged: [Record<string, unknown>, string | undefined][] }
