@@ -32,7 +32,7 @@ export interface RateLimitOptions {
 export interface ResolvedRateLimitOptions {
   default: readonly ResolvedRateLimitPolicy[] | undefined;
   headers: 'always' | 'refused';
-  storeFailure: 'local' | 'refuse';
+  storeFailure: NonNullable<RateLimitOptions['storeFailure']>;
   ipv6Prefix: number;
   maxKeys: number;
 }

@@ -11,11 +11,13 @@ import { WebhookError } from '../../core/errors.js';
 import type { RateLimitCharge, RateLimitResult } from '../../core/rate-limits.js';
 import type { WebhookRegistry } from '../registry/contract.js';
 import { InProcessRateLimits } from '../registry/rate-limits.js';
+import type { ResolvedRateLimitOptions } from './settings.js';
 
 /** How long calls skip a store that failed before one tries it again. */
 const RETRY_AFTER_MS = 1000;
 
-export type StoreFailure = 'local' | 'refuse';
+/** What a call gets while the store cannot count: the option `rateLimit.storeFailure`. */
+export type StoreFailure = ResolvedRateLimitOptions['storeFailure'];
 
 function checked(result: RateLimitResult, length: number): RateLimitResult {
   const valid = typeof result?.allowed === 'boolean' && Array.isArray(result.remaining) && Array.isArray(result.resetMs)
