@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { WebhookError } from '../../../lib/core/errors.js';
 import { parseFormBody } from '../../../lib/webhooks/payload/form.js';
 
@@ -28,5 +29,42 @@ describe('form bodies (parseFormBody)', () => {
   it('counts the pairs it keeps against the field limit, empty ones aside', () => {
     expect(parse('a=1&&b=2&', 2)).to.deep.equal({ a: '1', b: '2' });
     expect(() => parse('a=1&b=2&c=3', 2)).to.throw(WebhookError).with.property('code', 'LIMIT_FIELD_COUNT');
+  });
+});
+
+/**
+ * The plain reading the one-pass parser must equal: split at `&`, then at the first `=`, `+` as a space, then
+ * decodeURIComponent, or, where that fails, each valid run of `%XX` decoded on its own and the rest kept as written.
+ */
+function plainReading(text: string): Record<string, string | string[]> {
+  const decode = (part: string): string => {
+    const spaced = part.replace(/\+/g, ' ');
+    try {
+      return decodeURIComponent(spaced);
+    } catch {
+      return spaced.replace(/(%[0-9a-fA-F]{2})+/g, (run) => {
+        try { return decodeURIComponent(run); } catch { return run; }
+      });
+    }
+  };
+  const fields: Record<string, string | string[]> = {};
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    const name = decode(equals === -1 ? pair : pair.slice(0, equals));
+    const value = equals === -1 ? '' : decode(pair.slice(equals + 1));
+    const had = fields[name];
+    fields[name] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
+  }
+  return fields;
+}
+
+describe('form bodies against the plain reading', () => {
+  it('parses any body of names, values, +, = and valid, broken or multi-byte %XX exactly as the plain reading does', () => {
+    const piece = fc.constantFrom('a', 'B', '=', '&', '+', '%', '%4', '%41', '%4g', '%zz', '%e2%82%ac', '%E2%82', '%FF', '%2B', '%26', '%3D', ' ', 'é', '0');
+    fc.assert(fc.property(fc.array(piece, { maxLength: 24 }), (pieces) => {
+      const text = pieces.join('');
+      expect(parse(text), text).to.deep.equal(plainReading(text));
+    }), { numRuns: 20_000 });
   });
 });

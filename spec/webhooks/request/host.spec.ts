@@ -161,6 +161,20 @@ describe('the names a call may address (allowedHosts) and the address a run is g
     expect(warnings).to.have.length(1);
   });
 
+  it('answers each call by its own host, mount and scheme, though it keeps the last answer for calls addressed alike', () => {
+    const direct = baseUrlResolver({ publicUrl: undefined, proxyHops: 0, allowedHosts: undefined, logger: silent });
+    expect(direct(call({ host: 'a.example' }), '/v1')).to.equal('http://a.example/v1');
+    expect(direct(call({ host: 'a.example' }), '/v1')).to.equal('http://a.example/v1');
+    expect(direct(call({ host: 'b.example' }), '/v1')).to.equal('http://b.example/v1');
+    expect(direct(call({ host: 'b.example' }), '/v2')).to.equal('http://b.example/v2');
+    expect(direct(call({ host: 'b.example' }, true), '/v2')).to.equal('https://b.example/v2');
+    expect(direct(call({ host: 'b.example' }), '/v2')).to.equal('http://b.example/v2');
+    const guarded = baseUrlResolver({ publicUrl: undefined, proxyHops: 0, allowedHosts: ['a.example'], logger: silent });
+    expect(guarded(call({ host: 'a.example' }), '')).to.equal('http://a.example');
+    expect(() => guarded(call({ host: 'evil.example' }), '')).to.throw(WebhookError).with.property('code', 'HOST_NOT_ALLOWED');
+    expect(guarded(call({ host: 'a.example' }), '')).to.equal('http://a.example');
+  });
+
   it('checks allowedHosts even when publicUrl is set, and still gives publicUrl', () => {
     const both = baseUrlResolver({ publicUrl: 'https://hooks.example.com', proxyHops: 0, allowedHosts: ['api.example.com'], logger: silent });
     expect(both(call({ host: 'api.example.com' }), '/x')).to.equal('https://hooks.example.com');
