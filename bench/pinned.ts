@@ -5,6 +5,7 @@
  * the measured process itself, and latencies timed per call with the monotonic clock.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -63,9 +64,12 @@ export async function cannon(post: Post, connections: number, { seconds, amount 
 
 export interface LatencySample { calls: number; seconds: number; p50: number; p90: number; p99: number }
 
-/** Exactly `amount` calls over `connections` keep-alive connections, each timed (µs). */
-export async function timedCalls(post: Post, connections: number, amount: number): Promise<LatencySample> {
-  const out = await run(['--import', 'tsx', LATENCY_CLIENT, String(post.port), post.path, post.body, String(connections), String(amount)]);
+/**
+ * Exactly `amount` calls over `connections` keep-alive connections, each timed (µs): a closed loop, or with `rate`
+ * (calls per second over all connections) an open loop whose calls are due at that pace (servers/latency-client.ts).
+ */
+export async function timedCalls(post: Post, connections: number, amount: number, rate = 0): Promise<LatencySample> {
+  const out = await run(['--import', 'tsx', LATENCY_CLIENT, String(post.port), post.path, post.body, String(connections), String(amount), String(rate)]);
   const result = JSON.parse(out) as { calls: number; seconds: number; latenciesUs: { p50: number; p90: number; p99: number }; non2xx: number };
   if (result.non2xx > 0) throw new Error(`${post.path}: ${result.non2xx} non-2xx answers`);
   return { calls: result.calls, seconds: result.seconds, ...result.latenciesUs };
@@ -82,6 +86,19 @@ export function cpuOf(child: ChildProcess): Promise<number> {
     child.on('message', listener);
     child.send({ type: 'cpu' });
   });
+}
+
+/**
+ * CPU time so far (user + system, µs) of a process that is not ours to ask over IPC (redis-server), from
+ * /proc/<pid>/stat in clock ticks of 10 ms; undefined where there is no /proc.
+ */
+export function cpuOfPid(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
 }
 
 export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;

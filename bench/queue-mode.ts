@@ -2,8 +2,10 @@
  * Queue mode against in process, in one run, each figure the median of `rounds` rounds (every round printed):
  * - onReceived: the web instance's rate and CPU time per call, queue mode ÷ in process, with the web instance alone
  *   on one core and redis-server and autocannon on the other ("Redis elsewhere"), no worker draining meanwhile;
- * - lastNode: the median latency a call through the queue adds, at 10 connections, timed per call in microseconds
- *   (one worker, on the other core with redis-server and the client);
+ * - lastNode: the latency a call through the queue adds, timed per call in microseconds (one worker, on the other
+ *   core with redis-server and the client): at 10 connections in a closed loop (which saturates that core: its
+ *   latency is 10 ÷ the rate the core sustains, so the worker's and redis-server's CPU per job are reported beside
+ *   it), at 10 connections in an open loop below that rate, and at one connection;
  * - jobs/s through one worker process alone on one core, draining jobs stored beforehand (no-op executor);
  * - the web instance's RSS while 100 000 jobs wait with no worker running.
  * Every server and worker is a process of its own; redis-server is started here. See bench/README.md.
@@ -13,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { createClient } from 'redis';
 import { stop, type BenchSettings } from './http.js';
-import { cannon, CORES, cpuOf, median, pin, timedCalls, type LatencySample, type Post, type RateSample } from './pinned.js';
+import { cannon, CORES, cpuOf, cpuOfPid, median, pin, timedCalls, type LatencySample, type Post, type RateSample } from './pinned.js';
 import { startRedis } from './redis-server.js';
 
 const EXEC_ARGV = ['--expose-gc', '--conditions=workflow-webhooks-source', '--import', 'tsx'];
@@ -22,6 +24,9 @@ const BODY = '{"order":42,"item":"Tea","quantity":3}';
 /** Calls per lastNode round, and jobs per worker round. */
 const LATENCY_CALLS = Number(process.env.BENCH_LATENCY_CALLS ?? 5000);
 const DRAIN_JOBS = Number(process.env.BENCH_DRAIN_JOBS ?? 20_000);
+/** The open loop's pace (calls per second over 10 connections, about half what a shared core carries through the queue), and the one-connection rounds' calls. */
+const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 1000);
+const ONE_CONNECTION_CALLS = Number(process.env.BENCH_ONE_CONNECTION_CALLS ?? 2000);
 /** The one worker's concurrency: enough to keep one core busy between Redis round trips. */
 const WORKER_CONCURRENCY = Number(process.env.BENCH_WORKER_CONCURRENCY ?? 20);
 
@@ -109,18 +114,45 @@ export async function benchQueue(base: BenchSettings): Promise<string> {
       `onReceived rounds, queue mode: ${queued.map((m) => `${int(m.sample.rate)} req/s ${m.cpuPerCall.toFixed(1)} µs`).join('; ')}`);
     await jobs.obliterate({ force: true });
 
-    // lastNode: one worker beside redis-server and the client; each call timed.
+    // lastNode: one worker beside redis-server and the client; each call timed. A closed loop at 10 connections
+    // saturates the core the worker, redis-server and the client share, so its latency is 10 ÷ the rate that core
+    // sustains; an open loop below that rate, and one connection, show what the hop itself adds.
     const worker = await start('queue-mode-worker.ts', [], { ...env, QUEUE_CONCURRENCY: '10' });
     pin(worker.child.pid, 'rest');
     for (const server of lastNode) await timedCalls(post(server), 10, 1000);
-    const [direct, through] = await alternate(rounds, lastNode, (server) => timedCalls(post(server), 10, LATENCY_CALLS));
+    const redisBefore = cpuOfPid(redis.pid);
+    const workerBefore = await cpuOf(worker.child);
+    let queuedCalls = 0;
+    const [direct, through] = await alternate(rounds, lastNode, async (server) => {
+      const sample = await timedCalls(post(server), 10, LATENCY_CALLS);
+      if (server === lastNode[1]) queuedCalls += sample.calls;
+      return sample;
+    });
+    const redisAfter = cpuOfPid(redis.pid);
+    const workerPerJob = (await cpuOf(worker.child) - workerBefore) / queuedCalls;
+    const redisPerJob = redisBefore === undefined || redisAfter === undefined ? undefined : (redisAfter - redisBefore) / queuedCalls;
+    const [pacedDirect, pacedThrough] = await alternate(rounds, lastNode, (server) => timedCalls(post(server), 10, Math.round(PACED_RATE * 3), PACED_RATE));
+    const [oneDirect, oneThrough] = await alternate(rounds, lastNode, (server) => timedCalls(post(server), 1, ONE_CONNECTION_CALLS));
     await stop(worker.child);
     const p50 = (list: LatencySample[]): number => median(list.map((s) => s.p50));
     const p99 = (list: LatencySample[]): number => median(list.map((s) => s.p99));
-    lines.push(`| lastNode, median latency, 10 connections | ${ms(p50(direct))} | ${ms(p50(through))} | ${signed(ms(p50(through) - p50(direct)))} | ≤ +2 ms |`);
-    lines.push(`| lastNode, p99 latency | ${ms(p99(direct))} | ${ms(p99(through))} | ${signed(ms(p99(through) - p99(direct)))} | |`);
-    roundLines.push(`lastNode rounds, in process: ${direct.map((s) => `p50 ${ms(s.p50)} p99 ${ms(s.p99)} ${int(s.calls / s.seconds)} calls/s`).join('; ')}`,
-      `lastNode rounds, queue mode: ${through.map((s) => `p50 ${ms(s.p50)} p99 ${ms(s.p99)} ${int(s.calls / s.seconds)} calls/s`).join('; ')}`);
+    const rateOf = (list: LatencySample[]): number => median(list.map((s) => s.calls / s.seconds));
+    const latencyRow = (what: string, a: LatencySample[], b: LatencySample[], at: (list: LatencySample[]) => number, goal: string): string =>
+      `| ${what} | ${ms(at(a))} | ${ms(at(b))} | ${signed(ms(at(b) - at(a)))} | ${goal} |`;
+    lines.push(latencyRow('lastNode, median latency, 10 connections, closed loop (each sends again once answered)', direct, through, p50, '≤ +2 ms'));
+    lines.push(latencyRow('the same, p99', direct, through, p99, ''));
+    lines.push(`| the same, calls answered per second (the closed loop's rate) | ${int(rateOf(direct))} | ${int(rateOf(through))} | ` +
+      `per job through the queue: ${redisPerJob === undefined ? '' : `${redisPerJob.toFixed(0)} µs of redis-server and `}${workerPerJob.toFixed(0)} µs of worker CPU, on the core the client shares | |`);
+    lines.push(latencyRow(`lastNode, median latency, 10 connections, open loop at ${int(PACED_RATE)} calls/s`, pacedDirect, pacedThrough, p50, ''));
+    lines.push(latencyRow(`the same, p99`, pacedDirect, pacedThrough, p99, ''));
+    lines.push(latencyRow('lastNode, median latency, 1 connection', oneDirect, oneThrough, p50, ''));
+    const described = (s: LatencySample): string => `p50 ${ms(s.p50)} p99 ${ms(s.p99)} ${int(s.calls / s.seconds)} calls/s`;
+    roundLines.push(`lastNode closed-loop rounds, in process: ${direct.map(described).join('; ')}`,
+      `lastNode closed-loop rounds, queue mode: ${through.map(described).join('; ')}`,
+      `lastNode open-loop rounds (${int(PACED_RATE)} calls/s), in process: ${pacedDirect.map(described).join('; ')}`,
+      `lastNode open-loop rounds, queue mode: ${pacedThrough.map(described).join('; ')}`,
+      `lastNode one-connection rounds, in process: ${oneDirect.map(described).join('; ')}`,
+      `lastNode one-connection rounds, queue mode: ${oneThrough.map(described).join('; ')}`);
 
     // One worker alone on a core drains jobs stored beforehand.
     const drains: { rate: number; cpuPerJob: number }[] = [];
