@@ -1,6 +1,7 @@
 /**
  * One contender of the side-by-side speed table (bench/speed.ts), in its own process: argv `<family> <kind>` with
- * family `node` (parses the body and answers, the limit), `ceiling` (that same handler in Express 5's app.use(), the
+ * family `node` (parses the body and answers, the limit), `switched` (the limit after the prototype switch Express
+ * makes on every request, without Express), `ceiling` (that same handler in Express 5's app.use(), the
  * most Express lets a handler do), `express` (an Express 5 route with express.json(), express.urlencoded() or busboy),
  * `middleware` (this middleware in Express 5), `middleware-reads` (the same, its run reading every file's bytes,
  * which joins them into one Buffer), `middleware-otel-api` and `middleware-otel-sdk` (the middleware with
@@ -10,7 +11,7 @@
  * sources; with BENCH_BUILD (the main module of an older build, bench/speed/baselines.ts) the middleware is that
  * build's. Reports `{ type: 'ready', port }` over IPC and answers the allocation measure's messages (gc-probe.ts).
  */
-import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parse as parseQueryString } from 'node:querystring';
 import { pathToFileURL } from 'node:url';
@@ -118,6 +119,22 @@ async function withMiddleware(bare: boolean, readsFiles: boolean): Promise<Reque
   return app;
 }
 
+/**
+ * The limit after the one thing Express 5 does to every request before its first middleware that costs the most:
+ * it switches the prototypes of req and res to its own (which extend Node's), so that `req.ip` or `res.json()`
+ * exist. No Express is loaded; the row shows how much of Express's ceiling that switch alone costs.
+ */
+function switched(): RequestListener {
+  const request = Object.create(IncomingMessage.prototype) as object;
+  const response = Object.create(ServerResponse.prototype) as object;
+  const handler = bareNode();
+  return (req, res) => {
+    Object.setPrototypeOf(req, request);
+    Object.setPrototypeOf(res, response);
+    handler(req, res);
+  };
+}
+
 /** Express's ceiling: the limit's own handler as the only middleware of an Express 5 app. */
 function ceiling(): RequestListener {
   const app = express();
@@ -125,7 +142,7 @@ function ceiling(): RequestListener {
   return app;
 }
 
-const listener = family === 'node' ? bareNode() : family === 'ceiling' ? ceiling() : family === 'express' ? bareExpress()
+const listener = family === 'node' ? bareNode() : family === 'switched' ? switched() : family === 'ceiling' ? ceiling() : family === 'express' ? bareExpress()
   : await withMiddleware(family === 'mwnode', family === 'middleware-reads');
 serveGcProbe();
 const server = createServer(listener);

@@ -1,6 +1,7 @@
 /**
  * Who runs in `npm run bench -- speed`, in the order they run: each compared pair side by side, so a pair meets the
- * same moment of a noisy host (the limit and the middleware on node:http, then each older build; Express's ceiling
+ * same moment of a noisy host (the limit and the middleware on node:http, then each older build; the limit after
+ * Express's prototype switch, Express's ceiling
  * and the middleware in Express, then each older build; the Express route, Node-RED; the Fastify route, middie and
  * the plugin of workflow-webhooks/fastify). BENCH_CONTENDERS (a comma list of ids, a baseline's commit for both its rows, or `baselines`)
  * runs a subset; an unknown name is an error.
@@ -23,6 +24,7 @@ export type NodeRed = { dir: string } | { notRun: string };
 export const LABELS: Record<string, string> = {
   limit: 'node:http that only parses the body and answers (the limit)',
   node: 'this middleware on node:http (onReceived)',
+  switched: 'node:http, the limit\'s handler after switching the prototypes of req and res as Express 5 does (no Express)',
   ceiling: 'Express 5, the same parse-and-answer handler in app.use() (Express\'s ceiling)',
   express: 'this middleware in Express 5 (onReceived)',
   route: 'Express 5 route with express.json()/urlencoded()/busboy',
@@ -49,7 +51,7 @@ function all(kind: Kind, nodeRed: NodeRed, baselines: readonly BuiltBaseline[]):
     : []));
   const list = [
     speed('limit', 'node', true), speed('node', 'mwnode', true), ...pinned('node'),
-    speed('ceiling', 'ceiling', true), speed('express', 'middleware', true), ...pinned('express'),
+    speed('switched', 'switched', true), speed('ceiling', 'ceiling', true), speed('express', 'middleware', true), ...pinned('express'),
     speed('route', 'express', false),
   ];
   // The middleware joins a file's chunks into one Buffer only when the run reads it; the route always does. This

@@ -16,6 +16,9 @@ function ratios(baselines: readonly BuiltBaseline[]): Ratio[] {
   return [
     { label: 'middleware on node:http ÷ the limit', over: 'node', of: 'limit', goal: { json: 0.85, form: 0.85, multipart: 0.9 } },
     { label: 'middleware in Express 5 ÷ Express\'s ceiling', over: 'express', of: 'ceiling', goal: 0.9 },
+    // What Express's own cost is made of: its prototype switch alone, then all of it, against the limit.
+    { label: 'the limit after Express\'s prototype switch ÷ the limit', over: 'switched', of: 'limit' },
+    { label: 'Express\'s ceiling ÷ the limit', over: 'ceiling', of: 'limit' },
     { label: 'middleware through middie ÷ Fastify route', over: 'middie', of: 'fastify' },
     { label: 'plugin form ÷ Fastify route', over: 'plugin', of: 'fastify' },
     { label: 'plugin form ÷ middie: what the plugin gains', over: 'plugin', of: 'middie' },
