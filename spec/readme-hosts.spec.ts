@@ -14,6 +14,10 @@ const FASTIFY_APP = fileURLToPath(new URL('./support/readme/fastify-shutdown.ts'
 describe('the hosts guide\'s sections', function () {
   this.timeout(60_000);
 
+  it('In front of Express: the server that offers each request to the middleware first compiles as printed', () => {
+    expect(compileErrors(docBlock('docs/hosts.md', '## In front of Express'))).to.deep.equal([]);
+  });
+
   it('NestJS: the webhooks module compiles as printed, with experimentalDecorators as its tsconfig says', () => {
     const options = { ...USER_OPTIONS, experimentalDecorators: true, emitDecoratorMetadata: true, target: ts.ScriptTarget.ES2022 };
     expect(compileErrors(docBlock('docs/hosts.md', '## NestJS'), options)).to.deep.equal([]);
