@@ -14,8 +14,9 @@ const FASTIFY_APP = fileURLToPath(new URL('./support/readme/fastify-shutdown.ts'
 describe('the hosts guide\'s sections', function () {
   this.timeout(60_000);
 
-  it('In front of Express: the server that offers each request to the middleware first compiles as printed', () => {
+  it('In front of Express: the server that offers each request to the middleware first compiles as printed, and so does the one with Connect in front', () => {
     expect(compileErrors(docBlock('docs/hosts.md', '## In front of Express'))).to.deep.equal([]);
+    expect(compileErrors(docBlock('docs/hosts.md', '## In front of Express', 1))).to.deep.equal([]);
   });
 
   it('NestJS: the webhooks module compiles as printed, with experimentalDecorators as its tsconfig says', () => {
