@@ -6,7 +6,8 @@
  * `middleware` (this middleware in Express 5), `middleware-reads` (the same, its run reading every file's bytes,
  * which joins them into one Buffer), `middleware-otel-api` and `middleware-otel-sdk` (the middleware with
  * OpenTelemetry, without and with an SDK), `middleware-console` (the middleware with the webhook console mounted,
- * which records every call) or `mwnode` (this middleware on node:http), and kind `json`, `form` or `multipart`. It
+ * which records every call), `mwnode` (this middleware on node:http) or `connect-front` (this middleware mounted at /hooks
+ * by Connect in front of an Express app), and kind `json`, `form` or `multipart`. It
  * imports the package by name, so the runner decides whether that is the built package (as hosts run it) or the
  * sources; with BENCH_BUILD (the main module of an older build, bench/speed/baselines.ts) the middleware is that
  * build's. Reports `{ type: 'ready', port }` over IPC and answers the allocation measure's messages (gc-probe.ts).
@@ -16,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { parse as parseQueryString } from 'node:querystring';
 import { pathToFileURL } from 'node:url';
 import busboy from 'busboy';
+import connect from 'connect';
 import express from 'express';
 import type { CallTelemetry, WebhookExecutor } from 'workflow-webhooks';
 import { serveGcProbe } from './gc-probe.js';
@@ -109,6 +111,14 @@ async function withMiddleware(bare: boolean, readsFiles: boolean): Promise<Reque
   const telemetry = await telemetryOf(family);
   const middleware = createWebhookMiddleware(registry, executor, telemetry === undefined ? {} : { telemetry });
   if (bare) return (req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); });
+  if (family === 'connect-front') {
+    // docs/hosts.md "In front of Express": Connect mounts the middleware under a path, without Express's prototype
+    // switch, and hands every other request to the Express app.
+    const front = connect();
+    front.use('/hooks', middleware);
+    front.use(express());
+    return front as unknown as RequestListener;
+  }
   const app = express();
   app.use(middleware);
   if (family === 'middleware-console') {

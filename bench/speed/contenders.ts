@@ -27,6 +27,7 @@ export const LABELS: Record<string, string> = {
   switched: 'node:http, the limit\'s handler after switching the prototypes of req and res as Express 5 does (no Express)',
   ceiling: 'Express 5, the same parse-and-answer handler in app.use() (Express\'s ceiling)',
   express: 'this middleware in Express 5 (onReceived)',
+  front: 'this middleware mounted by Connect in front of an Express 5 app (docs/hosts.md)',
   route: 'Express 5 route with express.json()/urlencoded()/busboy',
   reads: 'this middleware in Express 5, its run reading every file\'s bytes',
   'node-red': 'Node-RED 4.1 `http in` → `http response`, embedded in Express 4',
@@ -51,7 +52,8 @@ function all(kind: Kind, nodeRed: NodeRed, baselines: readonly BuiltBaseline[]):
     : []));
   const list = [
     speed('limit', 'node', true), speed('node', 'mwnode', true), ...pinned('node'),
-    speed('switched', 'switched', true), speed('ceiling', 'ceiling', true), speed('express', 'middleware', true), ...pinned('express'),
+    speed('switched', 'switched', true), speed('ceiling', 'ceiling', true), speed('express', 'middleware', true),
+    { ...speed('front', 'connect-front', false), prefix: '/hooks' }, ...pinned('express'),
     speed('route', 'express', false),
   ];
   // The middleware joins a file's chunks into one Buffer only when the run reads it; the route always does. This

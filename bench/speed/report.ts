@@ -19,6 +19,7 @@ function ratios(baselines: readonly BuiltBaseline[]): Ratio[] {
     // What Express's own cost is made of: its prototype switch alone, then all of it, against the limit.
     { label: 'the limit after Express\'s prototype switch ÷ the limit', over: 'switched', of: 'limit' },
     { label: 'Express\'s ceiling ÷ the limit', over: 'ceiling', of: 'limit' },
+    { label: 'Connect in front of the Express app ÷ the middleware in Express 5', over: 'front', of: 'express' },
     { label: 'middleware through middie ÷ Fastify route', over: 'middie', of: 'fastify' },
     { label: 'plugin form ÷ Fastify route', over: 'plugin', of: 'fastify' },
     { label: 'plugin form ÷ middie: what the plugin gains', over: 'plugin', of: 'middie' },
