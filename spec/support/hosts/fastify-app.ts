@@ -4,10 +4,9 @@
  * keeps routes of its own (one inside the mount), hooks that record what Fastify ran, and a logger whose records
  * the specs read.
  */
-import type { AddressInfo } from 'node:net';
 import middie from '@fastify/middie';
-import Fastify, { type FastifyInstance } from 'fastify';
 import { WebhookError, type WebhookMiddleware } from '../../../lib/index.js';
+import { hostApp, type RecordingHost } from './fastify-host-app.js';
 
 type ShutdownResult = Awaited<ReturnType<WebhookMiddleware['close']>>;
 
@@ -23,38 +22,16 @@ export interface FastifyHostOptions {
   scoped?: { prefix: string; notFoundHandler: boolean };
 }
 
-export interface HookRecord { hook: string; url: string; originalUrl: string; status: number }
-
-export interface FastifyHost {
-  app: FastifyInstance;
-  /** `http://127.0.0.1:<port>` */
-  origin: string;
-  /** Every hook run of the host, in order. */
-  hooks: HookRecord[];
-  /** Fastify's log records (pino JSON), from `info` up. */
-  logs: { level: number; msg: string; [field: string]: unknown }[];
+export interface FastifyHost extends RecordingHost {
   /** What `close()` resolved in the close hook, once the app closed. */
   shutdown: Promise<ShutdownResult>;
-  close(): Promise<void>;
 }
 
 export async function startFastifyHost(middleware: WebhookMiddleware, options: FastifyHostOptions = {}): Promise<FastifyHost> {
-  const logs: FastifyHost['logs'] = [];
-  const hooks: HookRecord[] = [];
-  const app = Fastify({ logger: { level: 'info', stream: { write: (line: string) => { logs.push(JSON.parse(line)); } } } });
+  // Its first onRequest hook is registered before middie.
+  const { app, record, listen } = hostApp(MOUNT);
   let settled!: (result: ShutdownResult) => void;
   const shutdown = new Promise<ShutdownResult>((resolve) => { settled = resolve; });
-  const record = (hook: string) => async (request: { url: string; originalUrl: string }, reply: { statusCode: number }) => {
-    hooks.push({ hook, url: request.url, originalUrl: request.originalUrl, status: reply.statusCode });
-  };
-
-  // Registered before middie: a host hook that sets a request id on the raw response, and one Fastify header.
-  app.addHook('onRequest', async (request, reply) => {
-    reply.raw.setHeader('x-request-id', request.id);
-    reply.header('x-fastify-header', 'set with reply.header');
-  });
-  app.get('/api/orders', async () => [{ id: 1 }]);
-  app.post(`${MOUNT}/notes`, async (request) => ({ parsedByFastify: request.body }));
 
   if (options.scoped) {
     const { prefix, notFoundHandler } = options.scoped;
@@ -80,7 +57,5 @@ export async function startFastifyHost(middleware: WebhookMiddleware, options: F
     });
   }
 
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.server.address() as AddressInfo;
-  return { app, origin: `http://127.0.0.1:${port}`, hooks, logs, shutdown, close: () => app.close() };
+  return { ...await listen(), shutdown };
 }

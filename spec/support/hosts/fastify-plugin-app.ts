@@ -4,10 +4,10 @@
  * whose body Fastify parses), host hooks on both sides of the registration that record what Fastify ran, and a logger
  * whose records the specs read.
  */
-import type { AddressInfo } from 'node:net';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { FastifyServerOptions } from 'fastify';
 import type { WebhookMiddleware } from '../../../lib/index.js';
 import { webhookPlugin, type WebhookPluginOptions } from '../../../lib/fastify/index.js';
+import { hostApp, type RecordingHost } from './fastify-host-app.js';
 
 export const PREFIX = '/hooks';
 
@@ -21,35 +21,12 @@ export interface PluginHostOptions {
   plugin?: Omit<WebhookPluginOptions, 'middleware' | 'prefix'>;
 }
 
-export interface HookRecord { hook: string; url: string; originalUrl: string; status: number }
-
-export interface PluginHost {
-  app: FastifyInstance;
-  /** `http://127.0.0.1:<port>` */
-  origin: string;
-  /** Every hook run of the host, in order. */
-  hooks: HookRecord[];
-  /** Fastify's log records (pino JSON), from `info` up. */
-  logs: { level: number; msg: string; [field: string]: unknown }[];
-  close(): Promise<void>;
-}
+/** The running app. */
+export type PluginHost = RecordingHost;
 
 export async function startPluginHost(middleware: WebhookMiddleware, options: PluginHostOptions = {}): Promise<PluginHost> {
-  const logs: PluginHost['logs'] = [];
-  const hooks: HookRecord[] = [];
-  const app = Fastify({ ...options.fastify, logger: { level: 'info', stream: { write: (line: string) => { logs.push(JSON.parse(line)); } } } });
-  const record = (hook: string) => async (request: { url: string; originalUrl: string }, reply: { statusCode: number }) => {
-    hooks.push({ hook, url: request.url, originalUrl: request.originalUrl, status: reply.statusCode });
-  };
-
-  // Added before the plugin: a request id on Node's response, and a header Fastify keeps until it sends.
-  app.addHook('onRequest', async (request, reply) => {
-    reply.raw.setHeader('x-request-id', request.id);
-    reply.header('x-fastify-header', 'set with reply.header');
-    await record('onRequest before the plugin')(request, reply);
-  });
-  app.get('/api/orders', async () => [{ id: 1 }]);
-  app.post(`${PREFIX}/notes`, async (request) => ({ parsedByFastify: request.body }));
+  // Its first onRequest hook is added before the plugin.
+  const { app, record, listen } = hostApp(PREFIX, options.fastify, 'onRequest before the plugin');
 
   const prefix = options.prefix ?? PREFIX;
   const registration = { middleware, prefix, ...options.plugin };
@@ -62,7 +39,5 @@ export async function startPluginHost(middleware: WebhookMiddleware, options: Pl
   app.addHook('onSend', async (request, reply, payload) => { await record('onSend')(request, reply); return payload; });
   app.addHook('onResponse', record('onResponse'));
 
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.server.address() as AddressInfo;
-  return { app, origin: `http://127.0.0.1:${port}`, hooks, logs, close: () => app.close() };
+  return listen();
 }
