@@ -6,8 +6,9 @@
  * something), one that does not is work. The web instance measures with the queue's `stageTimes` option
  * (servers/call-stages.ts); the latency client times each call too. See bench/README.md.
  */
+import { createClient } from 'redis';
 import { stop } from './http.js';
-import { CORES, median, pin, timedCalls, type LatencySample, type Post } from './pinned.js';
+import { CORES, cpuOf, cpuOfPid, median, pin, timedCalls, type LatencySample, type Post } from './pinned.js';
 import { start, type Child } from './queue-mode.js';
 import { startRedis } from './redis-server.js';
 import type { CallStageTimes } from './servers/call-stages.js';
@@ -31,7 +32,21 @@ const PROCESSED_ON: [string, (call: CallStageTimes) => number] = [
   'of which: job stored → BullMQ\'s `processedOn` (the worker asks to move the job to active; whole ms, +0.5)', (c) => c.processedOn + 0.5 - c.stored,
 ];
 
-interface Round { stages: number[]; processedOn: number; client: LatencySample }
+/** A round's medians, and the CPU time per call (µs) of the web instance, the worker and redis-server meanwhile. */
+interface Round {
+  stages: number[]; processedOn: number; client: LatencySample; cpu: { web: number; worker: number; redis: number };
+  /** Redis commands per call: BullMQ's and ours are scripts (EVALSHA); BZPOPMIN is a worker's blocking wait for a job. */
+  commands: { scripts: number; blocking: number };
+}
+
+interface Measured { web: Child; worker: Child; redisPid: number; commandCounts: () => Promise<{ scripts: number; blocking: number }> }
+
+/** Calls of EVALSHA and BZPOPMIN so far, from INFO commandstats. */
+async function commandCounts(client: { sendCommand(args: string[]): Promise<unknown> }): Promise<{ scripts: number; blocking: number }> {
+  const info = String(await client.sendCommand(['INFO', 'commandstats']));
+  const calls = (command: string): number => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+  return { scripts: calls('evalsha'), blocking: calls('bzpopmin') };
+}
 
 function stagesOf(child: Child): Promise<CallStageTimes[]> {
   return new Promise((resolve) => {
@@ -45,13 +60,19 @@ function stagesOf(child: Child): Promise<CallStageTimes[]> {
   });
 }
 
-async function round(web: Child, post: Post, connections: number): Promise<Round> {
+async function round({ web, worker, redisPid, commandCounts: counts }: Measured, post: Post, connections: number): Promise<Round> {
   await stagesOf(web);
+  const before = { web: await cpuOf(web.child), worker: await cpuOf(worker.child), redis: cpuOfPid(redisPid) ?? NaN, commands: await counts() };
   const client = await timedCalls(post, connections, CALLS);
+  const after = { web: await cpuOf(web.child), worker: await cpuOf(worker.child), redis: cpuOfPid(redisPid) ?? NaN, commands: await counts() };
   const calls = await stagesOf(web);
   if (calls.length < CALLS * 0.9) throw new Error(`stage times of ${calls.length} calls out of ${CALLS}`);
   const medianOf = (duration: (call: CallStageTimes) => number): number => median(calls.map(duration));
-  return { stages: STAGES.map(([, duration]) => medianOf(duration)), processedOn: medianOf(PROCESSED_ON[1]), client };
+  const cpu = { web: (after.web - before.web) / client.calls, worker: (after.worker - before.worker) / client.calls, redis: (after.redis - before.redis) / client.calls };
+  const commands = {
+    scripts: (after.commands.scripts - before.commands.scripts) / client.calls, blocking: (after.commands.blocking - before.commands.blocking) / client.calls,
+  };
+  return { stages: STAGES.map(([, duration]) => medianOf(duration)), processedOn: medianOf(PROCESSED_ON[1]), client, cpu, commands };
 }
 
 const ms = (value: number): string => `${value.toFixed(3)} ms`;
@@ -61,6 +82,9 @@ export async function benchQueueStages(rounds: number): Promise<string> {
   pin(redis.pid, 'rest');
   const env = { REDIS_URL: redis.url, QUEUE_NAME: 'stages' };
   const children: Child[] = [];
+  const counter = createClient({ url: redis.url });
+  counter.on('error', () => undefined);
+  await counter.connect();
   const results = new Map<number, Round[]>(CONNECTIONS.map((connections) => [connections, []]));
   try {
     const web = await start('queue-mode-web.ts', ['queue', 'lastNode'], { ...env, BENCH_STAGES: '1' });
@@ -73,13 +97,14 @@ export async function benchQueueStages(rounds: number): Promise<string> {
     await timedCalls(post, 10, 1000);
     for (let index = 0; index < rounds; index += 1) {
       for (const connections of index % 2 === 0 ? CONNECTIONS : [...CONNECTIONS].reverse()) {
-        const measured = await round(web, post, connections);
+        const measured = await round({ web, worker, redisPid: redis.pid, commandCounts: () => commandCounts(counter) }, post, connections);
         results.get(connections)?.push(measured);
         process.stderr.write(`stages, ${connections} connection(s): ${measured.stages.map(ms).join(', ')}; client p50 ${ms(measured.client.p50 / 1000)}\n`);
       }
     }
   } finally {
     await Promise.all(children.filter(({ child }) => child.exitCode === null).map(({ child }) => stop(child)));
+    counter.destroy();
     await redis.stop();
   }
   const of = (connections: number): Round[] => results.get(connections) ?? [];
@@ -91,6 +116,10 @@ export async function benchQueueStages(rounds: number): Promise<string> {
   const [one, ten] = [sum(1), sum(10)];
   lines.push(`| **sum of the stages' medians** | ${ms(one)} | ${ms(ten)} (${(ten / one).toFixed(2)}×; goal ≤ 1.5×, ${ten <= one * 1.5 ? 'met' : 'not met'}) |`);
   lines.push(`| the client's p50 / p99 (whole call, HTTP included) | ${CONNECTIONS.map((c) => `${ms(median(of(c).map((r) => r.client.p50)) / 1000)} / ${ms(median(of(c).map((r) => r.client.p99)) / 1000)}`).join(' | ')} |`);
+  const cpuOfEach = (c: number): string => (['web', 'worker', 'redis'] as const).map((side) => median(of(c).map((r) => r.cpu[side])).toFixed(0)).join(' / ');
+  lines.push(`| CPU per call, µs: web instance / worker / redis-server | ${CONNECTIONS.map(cpuOfEach).join(' | ')} |`);
+  const commandsOf = (c: number): string => `${median(of(c).map((r) => r.commands.scripts)).toFixed(2)} / ${median(of(c).map((r) => r.commands.blocking)).toFixed(2)}`;
+  lines.push(`| Redis commands per call: scripts (EVALSHA: store, move to active, finish) / BZPOPMIN (a worker's wait for a job) | ${CONNECTIONS.map(commandsOf).join(' | ')} |`);
   lines.push(`| calls answered per second | ${CONNECTIONS.map((c) => Math.round(median(of(c).map((r) => r.client.calls / r.client.seconds))).toLocaleString('en')).join(' | ')} |`);
   const placement = CORES === undefined ? 'not pinned' : `web instance on core ${CORES.web}; redis-server, the worker and the latency client on core ${CORES.rest}`;
   const roundLines = CONNECTIONS.map((c) => `- ${c} connection(s), sums per round: ${of(c).map((r) => ms(r.stages.reduce((a, b) => a + b, 0))).join(', ')}`);

@@ -3,7 +3,7 @@
  * is retried with backoff; a run whose worker died is taken up again by another worker (BullMQ's stalled-job
  * recovery); a workflow's `settings.concurrency` holds across all workers through leases in Redis.
  */
-import { DelayedError, UnrecoverableError, type Job, type Worker } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { toWebhookError, WebhookError } from '../core/errors.js';
 import { runTooLong } from '../webhooks/run/call-state.js';
 import { checkResult } from '../webhooks/run/execute.js';
@@ -13,7 +13,6 @@ import { packItems, storedRefs, unpackItems } from './binary/pack.js';
 import { bullConnection } from './bullmq-node-redis.js';
 import { baseClient, closeConnection, openConnection, type QueueRedisClient } from './connection.js';
 import { emitter } from './events.js';
-import { startFetchLoops } from './fetch-loops.js';
 import { jobItem, packResponse, sealResult, type ReplyMessage, type WebhookJobData, type WebhookJobResult } from './job-data.js';
 import { queueKeys, type QueueKeys } from './keys.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WebhookWorkerOptions } from './options.js';
@@ -61,8 +60,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
   warnIfPrefixWrapped(resolved, 'createWebhookWorker');
   const controllers = new Set<AbortController>();
   const clients: QueueRedisClient[] = [];
-  /** The BullMQ workers taking this worker's jobs (fetch-loops.ts); none until connected. */
-  let workers: Worker<WebhookJobData, WebhookJobResult>[] = [];
+  let worker: Worker | undefined;
   let closed = false;
   const started = (async () => {
     const base = await baseClient(resolved.connection, resolved.logger, 'createWebhookWorker');
@@ -79,28 +77,25 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
     if (closed) return;
     const publish = (channel: string, message: string): Promise<unknown> => publishReply(publisher.client, resolved.topology, sharded, channel, message);
     const context: Context = { options: resolved, keys, client: commands, publish, emit: emitter(resolved.onEvent), controllers };
-    const loops = startFetchLoops(resolved.name, (job, token) => processJob(context, job, token), {
-      connection: bullConnection(command.client, resolved.topology, routeKey),
+    worker = new Worker<WebhookJobData, WebhookJobResult>(resolved.name, (job, token) => processJob(context, job, token), {
+      connection: bullConnection(command.client, resolved.topology, routeKey) as never,
       prefix: resolved.prefix,
       concurrency: resolved.concurrency,
       lockDuration: resolved.lockDurationMs,
       stalledInterval: resolved.stalledIntervalMs,
       maxStalledCount: resolved.maxStalledCount,
     });
-    workers = loops;
-    for (const loop of loops) {
-      // BullMQ's stalled-job check moved a run whose worker stopped renewing its lock back to the queue: without a
-      // word here, a crashed worker's runs would start again on this one unexplained.
-      loop.on('stalled', (jobId: string) => {
-        resolved.logger.warn({ jobId }, 'queue worker: a run whose worker stopped renewing its lock (it died, or was blocked past lockDurationMs) is back in the queue and runs again');
-        context.emit({ type: 'recovered', jobId });
-      });
-      loop.on('error', (error: Error) => {
-        resolved.logger.warn({ err: errorFields(error) }, 'queue worker: BullMQ reported an error; it goes on');
-        context.emit({ type: 'error', error, during: 'worker' });
-      });
-    }
-    await Promise.all(loops.map((loop) => loop.waitUntilReady()));
+    // BullMQ's stalled-job check moved a run whose worker stopped renewing its lock back to the queue: without a
+    // word here, a crashed worker's runs would start again on this one unexplained.
+    worker.on('stalled', (jobId: string) => {
+      resolved.logger.warn({ jobId }, 'queue worker: a run whose worker stopped renewing its lock (it died, or was blocked past lockDurationMs) is back in the queue and runs again');
+      context.emit({ type: 'recovered', jobId });
+    });
+    worker.on('error', (error: Error) => {
+      resolved.logger.warn({ err: errorFields(error) }, 'queue worker: BullMQ reported an error; it goes on');
+      context.emit({ type: 'error', error, during: 'worker' });
+    });
+    await worker.waitUntilReady();
   })();
   started.catch((error: unknown) => { if (!closed) resolved.logger.error({ err: errorFields(error) }, 'queue worker: could not start'); });
   return {
@@ -113,14 +108,14 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
       if (closed) return;
       closed = true;
       // Still connecting (Redis away, a certificate refused): closing the connections ends the wait for them.
-      if (workers.length === 0) for (const client of clients) closeConnection(client);
+      if (worker === undefined) for (const client of clients) closeConnection(client);
       await started.catch(() => undefined);
-      if (workers.length > 0) {
-        const finished = Promise.all(workers.map((loop) => loop.close()));
+      if (worker !== undefined) {
+        const finished = worker.close();
         const timer = new Promise<'late'>((resolve) => setTimeout(resolve, timeoutMs, 'late').unref());
         if (await Promise.race([finished.then(() => 'done' as const), timer]) === 'late') {
           for (const controller of controllers) controller.abort(new Error('The worker is closing; another worker runs this job again.'));
-          await Promise.all(workers.map((loop) => loop.close(true).catch(() => undefined)));
+          await worker.close(true).catch(() => undefined);
         }
       }
       for (const client of clients) closeConnection(client);
