@@ -46,13 +46,14 @@ function run(args: string[]): Promise<string> {
   });
 }
 
-export interface Post { port: number; path: string; body: string }
+/** A call to send: its body, as JSON unless `type` says another content type. */
+export interface Post { port: number; path: string; body: string; type?: string }
 
 export interface RateSample { rate: number; calls: number; p50: number }
 
 /** autocannon on the load's core: `connections` connections for `seconds` (or exactly `amount` calls). */
 export async function cannon(post: Post, connections: number, { seconds, amount }: { seconds?: number; amount?: number }): Promise<RateSample> {
-  const args = [AUTOCANNON, '-j', '-c', String(connections), '-m', 'POST', '-H', 'content-type=application/json', '-b', post.body];
+  const args = [AUTOCANNON, '-j', '-c', String(connections), '-m', 'POST', '-H', `content-type=${post.type ?? 'application/json'}`, '-b', post.body];
   if (amount !== undefined) args.push('-a', String(amount));
   else args.push('-d', String(seconds ?? 5));
   const result = JSON.parse(await run([...args, `http://127.0.0.1:${post.port}${post.path}`])) as {

@@ -1,7 +1,8 @@
 /**
  * Queue mode against in process, in one run, each figure the median of `rounds` rounds (every round printed):
- * - onReceived: the web instance's rate and CPU time per call, queue mode ÷ in process, with the web instance alone
- *   on one core and redis-server and autocannon on the other ("Redis elsewhere"), no worker draining meanwhile;
+ * - onReceived, a JSON body and a form: the web instance's rate and CPU time per call, queue mode ÷ in process, with
+ *   the web instance alone on one core and redis-server and autocannon on the other ("Redis elsewhere"), no worker
+ *   draining meanwhile;
  * - lastNode: the latency a call through the queue adds, timed per call in microseconds (one worker, on the other
  *   core with redis-server and the client): at 10 connections in a closed loop (which saturates that core: its
  *   latency is 10 ÷ the rate the core sustains, so the worker's and redis-server's CPU per job are reported beside
@@ -21,6 +22,8 @@ import { startRedis } from './redis-server.js';
 const EXEC_ARGV = ['--expose-gc', '--conditions=workflow-webhooks-source', '--import', 'tsx'];
 const PATH = '/hooks/webhook/bench';
 const BODY = '{"order":42,"item":"Tea","quantity":3}';
+/** The same order as a form (the onReceived rows are measured with both). */
+const FORM = { body: 'order=42&item=Tea&quantity=3', type: 'application/x-www-form-urlencoded' };
 /** Calls per lastNode round, and jobs per worker round. */
 const LATENCY_CALLS = Number(process.env.BENCH_LATENCY_CALLS ?? 5000);
 const DRAIN_JOBS = Number(process.env.BENCH_DRAIN_JOBS ?? 20_000);
@@ -97,21 +100,25 @@ export async function benchQueue(base: BenchSettings): Promise<string> {
     const received = [await web('inprocess', 'onReceived'), await web('queue', 'onReceived')] as const;
     const lastNode = [await web('inprocess', 'lastNode'), await web('queue', 'lastNode')] as const;
 
-    // onReceived: the web instance's own rate; its jobs pile up (emptied before each round), no worker runs.
-    for (const server of received) await cannon(post(server), 10, { seconds: 2 });
-    const [inProcess, queued] = await alternate(rounds, received, async (server) => {
-      await connection.sendCommand(['FLUSHALL']);
-      return measured<RateSample>(server, () => cannon(post(server), 10, { seconds }));
-    });
-    const rate = (list: Measured<RateSample>[]): number => median(list.map((m) => m.sample.rate));
-    const cpu = (list: Measured<RateSample>[]): number => median(list.map((m) => m.cpuPerCall));
+    // onReceived: the web instance's own rate, with a JSON body and with a form; its jobs pile up (emptied before
+    // each round), no worker runs.
     lines.push('| measurement | in process | queue mode | result | goal |', '|---|---|---|---|---|');
-    lines.push(`| onReceived JSON, Express 5, req/s, 10 connections; Redis elsewhere, no worker | ${int(rate(inProcess))} | ${int(rate(queued))} | ` +
-      `${(rate(queued) / rate(inProcess)).toFixed(2)}× | ≥ 0.7× |`);
-    lines.push(`| the same, web instance's CPU time per call | ${cpu(inProcess).toFixed(1)} µs | ${cpu(queued).toFixed(1)} µs | ` +
-      `${signed((cpu(queued) - cpu(inProcess)).toFixed(1))} µs per stored call | |`);
-    roundLines.push(`onReceived rounds, in process: ${inProcess.map((m) => `${int(m.sample.rate)} req/s ${m.cpuPerCall.toFixed(1)} µs`).join('; ')}`,
-      `onReceived rounds, queue mode: ${queued.map((m) => `${int(m.sample.rate)} req/s ${m.cpuPerCall.toFixed(1)} µs`).join('; ')}`);
+    for (const [kind, body] of [['JSON', undefined], ['form', FORM]] as const) {
+      const sent = (server: Child): Post => (body === undefined ? post(server) : { ...post(server), ...body });
+      for (const server of received) await cannon(sent(server), 10, { seconds: 2 });
+      const [inProcess, queued] = await alternate(rounds, received, async (server) => {
+        await connection.sendCommand(['FLUSHALL']);
+        return measured<RateSample>(server, () => cannon(sent(server), 10, { seconds }));
+      });
+      const rate = (list: Measured<RateSample>[]): number => median(list.map((m) => m.sample.rate));
+      const cpu = (list: Measured<RateSample>[]): number => median(list.map((m) => m.cpuPerCall));
+      lines.push(`| onReceived ${kind}, Express 5, req/s, 10 connections; Redis elsewhere, no worker | ${int(rate(inProcess))} | ${int(rate(queued))} | ` +
+        `${(rate(queued) / rate(inProcess)).toFixed(2)}× | ≥ 0.7× |`);
+      lines.push(`| the same, web instance's CPU time per call | ${cpu(inProcess).toFixed(1)} µs | ${cpu(queued).toFixed(1)} µs | ` +
+        `${signed((cpu(queued) - cpu(inProcess)).toFixed(1))} µs per stored call | |`);
+      roundLines.push(`onReceived ${kind} rounds, in process: ${inProcess.map((m) => `${int(m.sample.rate)} req/s ${m.cpuPerCall.toFixed(1)} µs`).join('; ')}`,
+        `onReceived ${kind} rounds, queue mode: ${queued.map((m) => `${int(m.sample.rate)} req/s ${m.cpuPerCall.toFixed(1)} µs`).join('; ')}`);
+    }
     await jobs.obliterate({ force: true });
 
     // lastNode: one worker beside redis-server and the client; each call timed. A closed loop at 10 connections

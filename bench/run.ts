@@ -4,7 +4,8 @@
  * in Fastify, older builds of it, then its per-call allocation and GC), alloc (only the latter), json, scale, form, multipart
  * (HTTP, autocannon), signed (signature verification), registry, definitions, upload (1 GiB), redis (starts its own
  * redis-server), topologies (the Redis registry on one server, a Redis Cluster and Sentinel), queue (queue mode
- * against in process, pinned to cores; starts its own redis-server and workers), telemetry (the middleware with OpenTelemetry, without
+ * against in process, pinned to cores, then the stages of a lastNode call; starts its own redis-server and workers),
+ * stages (only the latter), telemetry (the middleware with OpenTelemetry, without
  * and with an SDK, and with the console mounted), replicas (queue mode with replica acknowledgement against without;
  * starts a primary and a replica), ratelimit (CPU per call of an address without and with a rate limit, memory and
  * Redis registry; starts its own redis-server).
@@ -13,6 +14,7 @@ import { cpus, totalmem } from 'node:os';
 import { benchDefinitions } from './definitions.js';
 import { benchHttp } from './http.js';
 import { benchQueue } from './queue-mode.js';
+import { benchQueueStages } from './queue-stages.js';
 import { benchRateLimit } from './rate-limit.js';
 import { benchReplicas } from './queue-replicas.js';
 import { benchRedis } from './redis.js';
@@ -50,5 +52,6 @@ if (wants('upload')) write(`## 1 GiB multipart upload (server in its own process
 if (wants('redis')) write(`## Redis registry (redis-server started by the benchmark)\n\n${await benchRedis(settings)}\n\n`);
 if (wants('topologies')) write(`## Redis registry on one redis-server, a Redis Cluster and Sentinel (all started by the benchmark)\n\n${await benchRedisTopologies()}\n\n`);
 if (wants('queue')) write(`## Queue mode (redis-server, workers and every web instance in processes of their own, pinned to cores)\n\n${await benchQueue(settings)}\n\n`);
+if (wants('queue') || only === 'stages') write(`## Queue mode: the stages of a lastNode call, at one connection and at 10\n\n${await benchQueueStages(settings.rounds)}\n\n`);
 if (wants('ratelimit')) write(`## Rate limits: CPU per call (redis-server started by the benchmark)\n\n${await benchRateLimit(settings)}\n\n`);
 if (wants('replicas')) write(`## Queue mode with replica acknowledgement (a primary and one replica on loopback)\n\n${await benchReplicas(settings)}\n\n`);

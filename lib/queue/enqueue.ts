@@ -21,6 +21,7 @@ import type { ResolvedQueueOptions } from './options.js';
 import { waitFor } from './outcome.js';
 import type { ReplyWaiters } from './replies.js';
 import { seal } from './sealing.js';
+import { stageTime, type WorkerStages } from './stages.js';
 import { releaseSlot } from './scripts.js';
 import type { TraceCarrier } from './tracing.js';
 
@@ -139,10 +140,20 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
     if (fingerprint !== undefined) data.fingerprint = fingerprint;
     if (trace !== undefined) data.trace = trace;
     let outcome: Promise<ExecutionResult> | undefined;
+    // Measuring the call's stages (option stageTimes): when its job was sent and stored, and the worker's reply.
+    const stages = call.awaitsOutcome && options.stageTimes !== undefined ? { storing: stageTime(), stored: 0 } : undefined;
     if (call.awaitsOutcome) {
       data.replyTo = connected.replyChannel;
+      if (stages !== undefined) data.stamps = true;
+      const heard = stages === undefined ? undefined : (reply: WorkerStages & { seen: number }): void => {
+        try {
+          options.stageTimes?.({ callId: run.callId, jobId, ...stages, ...reply });
+        } catch {
+          // Measuring a call never changes it.
+        }
+      };
       // Listening before the job exists: a fast worker's answer cannot come first.
-      const waiting = waitFor(connected.waiters, options.binaryStore, run, jobId);
+      const waiting = waitFor(connected.waiters, options.binaryStore, run, jobId, false, heard);
       stopWaiting = waiting.stop;
       outcome = waiting.outcome;
     }
@@ -161,6 +172,7 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
     // Stored after the caller was refused: taken back, files and all, unless a worker has it already (then it runs).
     job.then((stored) => { if (isAbandoned()) void stored.remove().then(cleanUp, () => undefined); }, cleanUp);
     const stored = await job;
+    if (stages !== undefined) stages.stored = stageTime();
     if (isAbandoned()) throw new Abandoned();
     if (connected.acks !== undefined) await confirmStored(connected.acks, options, stored, isAbandoned, () => {
       refuse();

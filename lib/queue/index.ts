@@ -9,6 +9,7 @@ export { createWebhookWorker, type WebhookWorker } from './worker.js';
 export type { QueuedWebhookRun } from './worker-run.js';
 export type { WebhookQueueOptions, WebhookWorkerOptions, WorkerExecutor } from './options.js';
 export type { WebhookQueueEvent, WebhookWorkerEvent } from './events.js';
+export type { QueueCallStages, WorkerStages } from './stages.js';
 export type { WebhookJobData, WebhookJobResult, PackedResponse, ReplyMessage } from './job-data.js';
 export type { PackedBinary, PackedItem } from './binary/pack.js';
 export type { BinarySource, BinaryStore, StoredBinary } from './binary/store.js';

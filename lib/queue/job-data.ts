@@ -6,6 +6,7 @@ import type { ExecutionHint, HttpMethod, ResponseMode, WebhookKind, WorkflowResp
 import type { PackedItem } from './binary/pack.js';
 import type { RunResume } from '../core/waits.js';
 import { open, seal, type Keyring, type SealedValue } from './sealing.js';
+import type { WorkerStages } from './stages.js';
 
 /** The data of every job; the job's name is the workflow's id. */
 export interface WebhookJobData {
@@ -34,6 +35,8 @@ export interface WebhookJobData {
   concurrency?: number;
   /** The run counts against the workflow's `settings.maxQueued` until it ends. */
   tracked?: true;
+  /** The web instance measures the call's stages (option `stageTimes`): the worker's reply says when it took, ran and answered the job. */
+  stamps?: true;
   /** A run resumed from `suspend()`: its wait id, state and times (the worker's run gets it as `run.resume`). */
   resume?: RunResume;
   /** When the web instance stored it, epoch milliseconds. */
@@ -103,6 +106,7 @@ export function unpackResponse(packed: PackedResponse): WorkflowResponse {
 /** Messages on a web instance's reply channel, for one job. */
 export type ReplyMessage =
   | { jobId: string; type: 'respond'; response: PackedResponse }
-  | { jobId: string; type: 'completed'; result: WebhookJobResult }
+  /** `stages`: only for a job that asked for them (`stamps`). */
+  | { jobId: string; type: 'completed'; result: WebhookJobResult; stages?: WorkerStages }
   /** The run failed for good (no attempts left); `code` is the library's error code when the failure had one. */
   | { jobId: string; type: 'failed'; message: string; code?: string; hint?: string };

@@ -14,6 +14,7 @@ import type { QueueConnection } from './connection.js';
 import { connectionForm, type ConnectionForm } from './connection-forms.js';
 import { slotPrefix, type RedisTopology } from '../redis/topology.js';
 import type { WebhookQueueEvent, WebhookWorkerEvent } from './events.js';
+import type { QueueCallStages } from './stages.js';
 import { resolveKeyring, type JobEncryptionOptions, type Keyring } from './sealing.js';
 import { resolveQueueTelemetry, type QueueTelemetry } from './tracing.js';
 
@@ -79,6 +80,12 @@ export interface WebhookQueueOptions extends Shared {
    */
   replicaTimeoutMs?: number;
   onEvent?: (event: WebhookQueueEvent) => void;
+  /**
+   * For measuring where a waiting call's time goes (lastNode, responseNode): called once per call answered from its
+   * worker's reply, with the times of its stages (stored, taken by a worker, run, replied, reply read). Its jobs ask
+   * their workers for the times; without this option nothing is timed.
+   */
+  stageTimes?: (stages: QueueCallStages) => void;
 }
 
 export interface WebhookWorkerOptions extends Shared {
@@ -165,6 +172,7 @@ export interface ResolvedQueueOptions extends ResolvedShared {
   replicas: number;
   replicaTimeoutMs: number;
   onEvent: WebhookQueueOptions['onEvent'];
+  stageTimes: WebhookQueueOptions['stageTimes'];
 }
 
 export function resolveQueueOptions(options: WebhookQueueOptions): ResolvedQueueOptions {
@@ -179,7 +187,13 @@ export function resolveQueueOptions(options: WebhookQueueOptions): ResolvedQueue
     replicas: finite('replicas', count('replicas', options.replicas, 0, 0)),
     replicaTimeoutMs: finite('replicaTimeoutMs', count('replicaTimeoutMs', options.replicaTimeoutMs, 1000, 1)),
     onEvent: options.onEvent,
+    stageTimes: listener('stageTimes', options.stageTimes),
   };
+}
+
+function listener<T>(name: string, value: T | undefined): T | undefined {
+  if (value !== undefined && typeof value !== 'function') throw new TypeError(`workflow-webhooks/queue: option ${name} must be a function.`);
+  return value;
 }
 
 /** Redis's WAIT takes whole numbers; Infinity (which `count` lets through for limits) has no meaning here. */

@@ -9,6 +9,7 @@ import { storedRefs, unpackItems } from './binary/pack.js';
 import type { BinaryStore } from './binary/store.js';
 import { unpackResponse, type ReplyMessage, type WebhookJobResult } from './job-data.js';
 import type { ReplyWaiters } from './replies.js';
+import type { WorkerStages } from './stages.js';
 
 /**
  * The result's items, read once for every call that waits for it now (each is handed the same result): files the
@@ -26,13 +27,18 @@ function itemsOf(result: WebhookJobResult, store: BinaryStore | undefined): Prom
   return items;
 }
 
-/** Turns the job's answers into the run's respond() and outcome; `stop()` when the call no longer waits. */
-export function waitFor(waiters: ReplyWaiters, store: BinaryStore | undefined, run: WebhookRun, jobId: string, lookNow = false): { outcome: Promise<ExecutionResult>; stop: () => void } {
+/**
+ * Turns the job's answers into the run's respond() and outcome; `stop()` when the call no longer waits. `onStages`
+ * hears the worker's stages of a job that asked for them (option stageTimes).
+ */
+export function waitFor(waiters: ReplyWaiters, store: BinaryStore | undefined, run: WebhookRun, jobId: string, lookNow = false,
+  onStages?: (reply: WorkerStages & { seen: number }) => void): { outcome: Promise<ExecutionResult>; stop: () => void } {
   let stop!: () => void;
   const outcome = new Promise<ExecutionResult>((resolve, reject) => {
     stop = waiters.wait(jobId, {
       respond: (message) => { run.respond(unpackResponse(message.response)); },
-      completed: (result) => {
+      completed: (result, reply) => {
+        if (reply !== undefined) onStages?.(reply);
         itemsOf(result, store).then((items) => { resolve(result.hints === undefined ? { items } : { items, hints: result.hints }); }, reject);
       },
       failed: (message) => { reject(failureOf(message)); },

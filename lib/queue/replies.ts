@@ -10,10 +10,12 @@
  */
 import type { Job, Queue } from 'bullmq';
 import type { ReplyMessage, WebhookJobResult } from './job-data.js';
+import { stageTime, type WorkerStages } from './stages.js';
 
 export interface WaitHandlers {
   respond(message: Extract<ReplyMessage, { type: 'respond' }>): void;
-  completed(result: WebhookJobResult): void;
+  /** `reply`: the worker's stages and when its reply was read, for a job that asked for them (option stageTimes). */
+  completed(result: WebhookJobResult, reply?: WorkerStages & { seen: number }): void;
   failed(message: Extract<ReplyMessage, { type: 'failed' }>): void;
 }
 
@@ -95,6 +97,7 @@ export class ReplyWaiters {
       return;
     }
     if (message.type === 'completed') {
+      const reply = message.stages === undefined ? undefined : { ...message.stages, seen: stageTime() };
       let result: WebhookJobResult;
       try {
         result = this.#open(message.result, message.jobId);
@@ -102,7 +105,7 @@ export class ReplyWaiters {
         this.#report(error, message.jobId);
         return; // a look at the job answers, or the deadline
       }
-      for (const waiter of this.#end(message.jobId)) this.#call(message.jobId, () => { waiter.handlers.completed(result); });
+      for (const waiter of this.#end(message.jobId)) this.#call(message.jobId, () => { waiter.handlers.completed(result, reply); });
     } else {
       for (const waiter of this.#end(message.jobId)) this.#call(message.jobId, () => { waiter.handlers.failed(message); });
     }

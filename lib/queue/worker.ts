@@ -19,6 +19,7 @@ import { resolveWorkerOptions, type ResolvedWorkerOptions, type WebhookWorkerOpt
 import { acquireSlot, releaseSlot } from './scripts.js';
 import { warnIfPrefixWrapped } from './prefix.js';
 import { publishReply, routed, shardedReplies, type QueueCommands } from './redis-route.js';
+import { stageTime } from './stages.js';
 import { QueuedRun } from './worker-run.js';
 
 export interface WebhookWorker {
@@ -178,6 +179,8 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
   const data = job.data;
   if (data?.version !== 1) throw new Error(`Job ${String(job.id)} is not a webhook run this worker can read (version ${String(data?.version)}).`);
   const jobId = job.id as string;
+  // Asked for by a web instance that measures its calls' stages (option stageTimes): otherwise no clock is read.
+  const taken = data.stamps === true ? stageTime() : 0;
   if (await wasRefused(context, data)) {
     context.emit({ type: 'skipped', reason: 'refused', jobId, callId: data.callId, workflowId: data.workflowId, nodeName: data.nodeName, mode: data.mode });
     options.logger.warn({ jobId, callId: data.callId, workflowId: data.workflowId }, 'queued run not run: Redis stored it only after its caller had been answered 503');
@@ -216,6 +219,7 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
   const startedAt = performance.now();
   let ended = false;
   const reply = (message: ReplyMessage): void => {
+    if (message.type === 'completed' && message.stages !== undefined) message.stages.published = stageTime();
     if (data.replyTo !== undefined) void context.publish(data.replyTo, JSON.stringify(message)).catch(() => undefined);
   };
   try {
@@ -265,7 +269,8 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
       }
       throw unrecoverable ? new UnrecoverableError(failure.message) : failure;
     }
-    reply({ jobId, type: 'completed', result: outcome });
+    if (taken === 0) reply({ jobId, type: 'completed', result: outcome });
+    else reply({ jobId, type: 'completed', result: outcome, stages: { processedOn: job.processedOn ?? 0, taken, finished: stageTime(), published: 0 } });
     ended = true;
     await removeItemFiles(options, data).catch((error: unknown) => {
       context.emit({ type: 'error', error: toWebhookError(error), during: 'removing the job\'s binary data' });
