@@ -15,7 +15,7 @@ import { REDIS, RedisServer } from '../support/redis-server.js';
 import { findService, markNotRun } from '../support/services.js';
 
 /** How long a Redis command may take here before it fails. */
-const COMMAND_TIMEOUT_MS = 1500;
+const COMMAND_TIMEOUT_MS = 2500;
 
 /** A call's status and how long it took, in ms. */
 function call(url: string, method = 'POST'): Promise<{ status: number; ms: number }> {
