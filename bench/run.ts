@@ -8,11 +8,12 @@
  * stages (only the latter), telemetry (the middleware with OpenTelemetry, without
  * and with an SDK, and with the console mounted), replicas (queue mode with replica acknowledgement against without;
  * starts a primary and a replica), ratelimit (CPU per call of an address without and with a rate limit, memory and
- * Redis registry; starts its own redis-server).
+ * Redis registry; starts its own redis-server), parse (what parsing one JSON or XML body costs the event loop).
  */
 import { cpus, totalmem } from 'node:os';
 import { benchDefinitions } from './definitions.js';
 import { benchHttp } from './http.js';
+import { benchParseCost } from './parse-cost.js';
 import { benchQueue } from './queue-mode.js';
 import { benchQueueStages } from './queue-stages.js';
 import { benchRateLimit } from './rate-limit.js';
@@ -46,6 +47,7 @@ if (wants('telemetry')) {
 }
 if (only === undefined || ['json', 'scale', 'form', 'multipart'].includes(only)) write(`## HTTP\n\n${await benchHttp(settings, only)}\n\n`);
 if (wants('signed')) write(`## Signed webhooks (one server, the same call unsigned and signed)\n\n${await benchSigned(settings)}\n\n`);
+if (wants('parse')) write(`## Parsing cost on the event loop (in process)\n\n${benchParseCost()}\n\n`);
 if (wants('registry')) write(`## Registry look-up (in process)\n\n${await benchRegistryLookup()}\n\n`);
 if (wants('definitions')) write(`## Definition validation (in process)\n\n${await benchDefinitions()}\n\n`);
 if (wants('upload')) write(`## 1 GiB multipart upload (server in its own process)\n\n${await benchUpload()}\n\n`);

@@ -77,6 +77,10 @@ export const ERROR_CODES = {
   BODY_UNSUPPORTED_ENCODING: 415,
   /** A buffered body (JSON, form, text, XML) is larger than `limits.bodySize`. */
   LIMIT_BODY_SIZE: 413,
+  /** A JSON body is larger than `limits.jsonSize` (parsing it would hold the event loop too long). */
+  LIMIT_JSON_SIZE: 413,
+  /** An XML body is larger than `limits.xmlSize` (parsing it would hold the event loop too long). */
+  LIMIT_XML_SIZE: 413,
   /** A whole-body binary upload is larger than `limits.binarySize`. */
   LIMIT_BINARY_SIZE: 413,
   /** One multipart file is larger than `limits.fileSize`. */

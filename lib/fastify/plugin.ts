@@ -1,10 +1,12 @@
 /**
  * The plugin's registration: its options checked once, a route under the plugin's prefix for each address family the
  * middleware serves (Fastify's router leaves every other path to the app), and the middleware's close() in
- * Fastify's `preClose`.
+ * Fastify's `preClose`, from which on its addresses are answered by the closing middleware, not by Fastify.
  */
+import type { EventEmitter } from 'node:events';
 import { describeValue } from '../core/option-checks.js';
 import type { WebhookMiddleware, WebhookMiddlewareSettings } from '../core/types.js';
+import { answerWhileClosing } from './closing.js';
 import { handOff } from './hand-off.js';
 import type { FastifyInstanceLike, FastifyReplyLike, FastifyRequestLike, WebhookPlugin, WebhookPluginOptions } from './host.js';
 
@@ -75,6 +77,8 @@ async function register(instance: FastifyInstanceLike, options: WebhookPluginOpt
   const trailingSlashIgnored = config.routerOptions?.ignoreTrailingSlash === true || config.ignoreTrailingSlash === true;
   for (const path of routesOf(middleware.settings, trailingSlashIgnored)) instance.all(path, { onRequest }, notFound);
   instance.addHook('preClose', async () => {
+    // Fastify answers every new request with its own plain 503 from now on: the plugin's addresses get the middleware's.
+    answerWhileClosing((instance as { server?: EventEmitter }).server, middleware, instance.prefix);
     await middleware.close({ timeoutMs });
   });
 }

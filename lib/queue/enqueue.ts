@@ -20,7 +20,7 @@ import type { QueueKeys } from './keys.js';
 import type { ResolvedQueueOptions } from './options.js';
 import { waitFor } from './outcome.js';
 import type { ReplyWaiters } from './replies.js';
-import { seal } from './sealing.js';
+import { itemContext, seal } from './sealing.js';
 import { stageTime, type WorkerStages } from './stages.js';
 import { releaseSlot } from './scripts.js';
 import type { TraceCarrier } from './tracing.js';
@@ -107,7 +107,7 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
   const jobId = jobIdOf(run, key);
   const storeId = randomUUID();
   const track = settings?.maxQueued !== undefined;
-  const fingerprint = key === undefined ? undefined : bodyFingerprint(run.items[0]);
+  const fingerprint = key === undefined ? undefined : bodyFingerprint(run.items[0], options.keyring);
   // Only a call that may repeat an earlier one, or a workflow that caps its waiting runs, needs the admission step:
   // the common call is stored in one round trip.
   const admission = key === undefined && !track ? 'ok' : await admitted(options, keys, connected, {
@@ -134,7 +134,7 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
     const packed = await packItems(run.items.slice(0, 1), { inlineBytes: options.inlineBinaryBytes, store: options.binaryStore });
     refs = packed.refs;
     if (isAbandoned()) throw new Abandoned();
-    const data = jobData(run, call, storedItem(packed.items[0], call.checkedHeader), key, track, options);
+    const data = jobData(run, jobId, call, storedItem(packed.items[0], call.checkedHeader), key, track, options);
     data.answerBy = fate.answerBy;
     data.storeId = storeId;
     if (fingerprint !== undefined) data.fingerprint = fingerprint;
@@ -247,13 +247,13 @@ function refusalOf(error: unknown, options: ResolvedQueueOptions): WebhookError 
   return unavailable(options, error);
 }
 
-function jobData(run: WebhookRun, call: HandOffContext, item: PackedItem, key: string | undefined, track: boolean, options: ResolvedQueueOptions): WebhookJobData {
+function jobData(run: WebhookRun, jobId: string, call: HandOffContext, item: PackedItem, key: string | undefined, track: boolean, options: ResolvedQueueOptions): WebhookJobData {
   const data: WebhookJobData = {
     version: 1, callId: run.callId, workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode, method: run.method,
     outputIndex: run.outputIndex, responseMode: call.responseMode, storedAt: Date.now(),
   };
   if (options.keyring === undefined) data.item = item;
-  else data.sealedItem = seal(options.keyring, item, `item:${run.callId}`);
+  else data.sealedItem = seal(options.keyring, item, itemContext(jobId, data));
   if (run.workflowName !== undefined) data.workflowName = run.workflowName;
   if (run.resume !== undefined) data.resume = run.resume;
   if (key !== undefined) data.idempotencyKey = key;

@@ -3,8 +3,9 @@
  * same job id, so BullMQ stores it once and the workflow runs once. Only what a verified signature vouches for (or a
  * header the workflow named) counts; a call without a key gets a job id of its own.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { BinaryData, Item, TriggerJson, WebhookRun, WorkflowSettings } from '../core/types.js';
+import { fingerprintKey, type Keyring } from './sealing.js';
 
 function header(json: TriggerJson, name: string): string | undefined {
   const value = json.headers[name.toLowerCase()];
@@ -56,10 +57,13 @@ export function jobIdOf(run: WebhookRun, key: string | undefined): string {
  * What makes a repeat a retry: the same body. The fingerprint covers the body as parsed and each file's media type
  * and size, and the bytes of files held in memory (a file on disk is known by its type and size: reading it again
  * for this would double the cost of every large upload; its name may be one made up for this call). Query and
- * headers are not part of it: senders add delivery attempts and timestamps there.
+ * headers are not part of it: senders add delivery attempts and timestamps there. With the `encryption` option it
+ * is an HMAC under a key derived from the current key, prefixed with that key's id (`k1:…`): a plain hash of a small
+ * body (a PIN, an amount) is found again by trying every body, an HMAC not without the key.
  */
-export function bodyFingerprint(item: Item | undefined): string {
-  const hash = createHash('sha256');
+export function bodyFingerprint(item: Item | undefined, keyring?: Keyring): string {
+  const keyed = keyring === undefined ? undefined : fingerprintKey(keyring);
+  const hash = keyed === undefined ? createHash('sha256') : createHmac('sha256', keyed.key);
   hash.update(JSON.stringify(item?.json.body ?? null) ?? 'undefined');
   const binary = item?.binary ?? {};
   for (const property of Object.keys(binary).sort()) {
@@ -67,5 +71,5 @@ export function bodyFingerprint(item: Item | undefined): string {
     hash.update(`\0${property}\0${file.mimeType}\0${file.bytes ?? file.fileSize ?? ''}\0`);
     if (file.data !== undefined) hash.update(file.data);
   }
-  return hash.digest('base64url');
+  return keyed === undefined ? hash.digest('base64url') : `${keyed.kid}:${hash.digest('base64url')}`;
 }

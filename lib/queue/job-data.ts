@@ -5,7 +5,7 @@
 import type { ExecutionHint, HttpMethod, ResponseMode, WebhookKind, WorkflowResponse } from '../core/types.js';
 import type { PackedItem } from './binary/pack.js';
 import type { RunResume } from '../core/waits.js';
-import { open, seal, type Keyring, type SealedValue } from './sealing.js';
+import { itemContext, open, seal, type Keyring, type SealedValue } from './sealing.js';
 import type { WorkerStages } from './stages.js';
 
 /** The data of every job; the job's name is the workflow's id. */
@@ -44,7 +44,8 @@ export interface WebhookJobData {
   /** The call's trace context (W3C `traceparent`, `tracestate`), when the web instance traces: the worker's run continues it. */
   trace?: Record<string, string>;
   /**
-   * The body's fingerprint (SHA-256) of a call with an idempotency key: a later call with the key and another body is
+   * The body's fingerprint (SHA-256; with the `encryption` option an HMAC-SHA256 under a key derived from the
+   * current key, as `<key id>:<mac>`) of a call with an idempotency key: a later call with the key and another body is
    * refused 422 `IDEMPOTENCY_KEY_REUSED` instead of being answered with this run's result.
    */
   fingerprint?: string;
@@ -71,8 +72,8 @@ export interface WebhookJobResult {
 }
 
 /** The job's trigger item, opened when it is sealed (throws, saying why, when this process cannot open it). */
-export function jobItem(data: WebhookJobData, keyring: Keyring | undefined): PackedItem {
-  if (data.sealedItem !== undefined) return open<PackedItem>(keyring, data.sealedItem, `item:${data.callId}`);
+export function jobItem(data: WebhookJobData, keyring: Keyring | undefined, jobId: string): PackedItem {
+  if (data.sealedItem !== undefined) return open<PackedItem>(keyring, data.sealedItem, itemContext(jobId, data));
   return data.item ?? { json: {} };
 }
 
@@ -103,9 +104,24 @@ export function unpackResponse(packed: PackedResponse): WorkflowResponse {
   return { ...rest, body: Buffer.from(bodyBase64, 'base64') };
 }
 
-/** Messages on a web instance's reply channel, for one job. */
+/** A `respond()` answer as it crosses pub/sub: sealed, bound to its job, when the queue encrypts job data. */
+export function respondMessage(jobId: string, response: PackedResponse, keyring: Keyring | undefined): ReplyMessage {
+  if (keyring === undefined) return { jobId, type: 'respond', response };
+  return { jobId, type: 'respond', sealed: seal(keyring, response, `respond:${jobId}`) };
+}
+
+/** The answer a respond message carries, opened when it is sealed (throws, saying why, when it does not open). */
+export function respondedWith(message: Extract<ReplyMessage, { type: 'respond' }>, keyring: Keyring | undefined): PackedResponse {
+  if (message.sealed === undefined) return message.response as PackedResponse;
+  return open<PackedResponse>(keyring, message.sealed, `respond:${message.jobId}`);
+}
+
+/**
+ * Messages on a web instance's reply channel, for one job. With the `encryption` option a `respond` answer travels
+ * `sealed`, never as `response` (pub/sub is readable by anyone who may subscribe).
+ */
 export type ReplyMessage =
-  | { jobId: string; type: 'respond'; response: PackedResponse }
+  | { jobId: string; type: 'respond'; response?: PackedResponse; sealed?: SealedValue }
   /** `stages`: only for a job that asked for them (`stamps`). */
   | { jobId: string; type: 'completed'; result: WebhookJobResult; stages?: WorkerStages }
   /** The run failed for good (no attempts left); `code` is the library's error code when the failure had one. */

@@ -9,11 +9,20 @@
  * from Redis, nor anything a call's handler does with it, may throw out of a timer: that would end the process.
  */
 import type { Job, Queue } from 'bullmq';
-import type { ReplyMessage, WebhookJobResult } from './job-data.js';
+import type { PackedResponse, ReplyMessage, WebhookJobResult } from './job-data.js';
 import { stageTime, type WorkerStages } from './stages.js';
 
+/** A `respond()` answer as a waiting call gets it: opened, when it travelled sealed. */
+export interface Responded { jobId: string; type: 'respond'; response: PackedResponse }
+
+/** How stored results and respond messages are read (opened when job data is encrypted); each may throw. */
+export interface ReplyOpeners {
+  result(result: WebhookJobResult, jobId: string): WebhookJobResult;
+  response(message: Extract<ReplyMessage, { type: 'respond' }>): PackedResponse;
+}
+
 export interface WaitHandlers {
-  respond(message: Extract<ReplyMessage, { type: 'respond' }>): void;
+  respond(message: Responded): void;
   /** `reply`: the worker's stages and when its reply was read, for a job that asked for them (option stageTimes). */
   completed(result: WebhookJobResult, reply?: WorkerStages & { seen: number }): void;
   failed(message: Extract<ReplyMessage, { type: 'failed' }>): void;
@@ -40,14 +49,15 @@ export class ReplyWaiters {
   readonly #watches = new Map<string, JobWatch>();
   readonly #queue: Queue;
   readonly #pollMs: number;
-  readonly #open: (result: WebhookJobResult, jobId: string) => WebhookJobResult;
+  readonly #open: ReplyOpeners;
   readonly #onError: (error: unknown, jobId: string) => void;
 
   /**
-   * `open` reads a result as it was stored (sealed when job data is encrypted); `onError` hears a failure to answer
-   * a call from its job (the call is answered by its deadline instead), and must not throw.
+   * `open` reads a result as it was stored and a respond message as it came (sealed when job data is encrypted);
+   * `onError` hears a failure to answer a call from its job (the call is answered by its deadline instead), and must
+   * not throw.
    */
-  constructor(queue: Queue, pollMs: number, open: (result: WebhookJobResult, jobId: string) => WebhookJobResult, onError: (error: unknown, jobId: string) => void) {
+  constructor(queue: Queue, pollMs: number, open: ReplyOpeners, onError: (error: unknown, jobId: string) => void) {
     this.#queue = queue;
     this.#pollMs = pollMs;
     this.#open = open;
@@ -93,14 +103,21 @@ export class ReplyWaiters {
     const watch = this.#watches.get(message.jobId);
     if (watch === undefined) return;
     if (message.type === 'respond') {
-      for (const waiter of watch.waiters) this.#respond(message.jobId, waiter, message);
+      let response: PackedResponse;
+      try {
+        response = this.#open.response(message);
+      } catch (error) {
+        this.#report(error, message.jobId);
+        return; // the stored result keeps the first answer: a look at the job answers, or the deadline
+      }
+      for (const waiter of watch.waiters) this.#respond(message.jobId, waiter, { jobId: message.jobId, type: 'respond', response });
       return;
     }
     if (message.type === 'completed') {
       const reply = message.stages === undefined ? undefined : { ...message.stages, seen: stageTime() };
       let result: WebhookJobResult;
       try {
-        result = this.#open(message.result, message.jobId);
+        result = this.#open.result(message.result, message.jobId);
       } catch (error) {
         this.#report(error, message.jobId);
         return; // a look at the job answers, or the deadline
@@ -148,7 +165,7 @@ export class ReplyWaiters {
     return waiters;
   }
 
-  #respond(jobId: string, waiter: Waiter, message: Extract<ReplyMessage, { type: 'respond' }>): void {
+  #respond(jobId: string, waiter: Waiter, message: Responded): void {
     if (waiter.responded) return;
     waiter.responded = true;
     this.#call(jobId, () => { waiter.handlers.respond(message); });
@@ -202,7 +219,7 @@ export class ReplyWaiters {
         setTimeout(() => { this.#look(jobId); }, 20).unref();
         return;
       }
-      const result = this.#open(stored, jobId);
+      const result = this.#open.result(stored, jobId);
       for (const waiter of this.#end(jobId)) {
         if (result.response !== undefined) this.#respond(jobId, waiter, { jobId, type: 'respond', response: result.response });
         this.#call(jobId, () => { waiter.handlers.completed(result); });

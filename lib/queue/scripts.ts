@@ -9,19 +9,25 @@ import type { QueueCommands } from './redis-route.js';
 /**
  * KEYS: the job's hash, the workflow's unfinished runs, its running runs, the claim on the call's idempotency key.
  * ARGV: now, maxQueued (-1: none), whether to track the run (1/0), job id, how old an unfinished entry may grow
- * before it counts as lost, the prefix of the refusal marks, the body's fingerprint ('' for a call without a key),
+ * before it counts as lost, the prefix of the refusal marks, the body's fingerprint ('' for a call without a key;
+ * an HMAC one is prefixed with its key's id, and two made with different keys, across a key rotation, cannot be
+ * compared: they count as the same body),
  * the store id, and how long a claim holds while its call is stored. Answers `duplicate` (the job exists), `retake`
  * (it exists, but its caller was refused: it must not stand for this call), `mismatch` (the job, or the call being
  * stored under the key, has another body), `pending` (the first call with this key is being stored right now),
  * `full` (maxQueued runs wait already) or `ok` (this call stores the job; with a key, it holds the claim).
  */
 const ADMIT = `
+local function differs(stored, given)
+  if stored == given then return false end
+  return string.match(stored, '^[^:]*:') == string.match(given, '^[^:]*:')
+end
 if redis.call('EXISTS', KEYS[1]) == 1 then
   local ok, data = pcall(cjson.decode, redis.call('HGET', KEYS[1], 'data') or '')
   if ok and type(data) == 'table' and type(data.storeId) == 'string' and redis.call('EXISTS', ARGV[6] .. data.storeId) == 1 then
     return 'retake'
   end
-  if ARGV[7] ~= '' and ok and type(data) == 'table' and type(data.fingerprint) == 'string' and data.fingerprint ~= ARGV[7] then
+  if ARGV[7] ~= '' and ok and type(data) == 'table' and type(data.fingerprint) == 'string' and differs(data.fingerprint, ARGV[7]) then
     return 'mismatch'
   end
   return 'duplicate'
@@ -30,7 +36,7 @@ local now = tonumber(ARGV[1])
 if ARGV[7] ~= '' then
   local claim = redis.call('HMGET', KEYS[4], 'store', 'fingerprint', 'since')
   if claim[1] and claim[1] ~= ARGV[8] and now - tonumber(claim[3] or '0') < tonumber(ARGV[9]) then
-    if claim[2] ~= ARGV[7] then return 'mismatch' end
+    if differs(claim[2] or '', ARGV[7]) then return 'mismatch' end
     return 'pending'
   end
 end

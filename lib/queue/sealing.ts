@@ -2,10 +2,12 @@
  * Job data at rest, encrypted with the host's key: the trigger item a job stores and the result it keeps are sealed
  * with AES-256-GCM before they reach Redis, and opened on the worker and the waiting web instance. Each sealed value
  * names the key it was sealed with, so keys rotate: new values are sealed with the current key, and every key still
- * listed opens older ones. The sealed value is bound to its job (the call id, or the job id) as additional data, so
- * a Redis writer cannot move one job's sealed item into another job.
+ * listed opens older ones. The sealed value is bound to its job as additional data (the job id, and for a trigger
+ * item the call, workflow, node and mode the job names beside it), so a Redis writer cannot move one job's sealed
+ * item into another job, nor point a job at another workflow. The keys also key the HMAC of an idempotent call's
+ * body fingerprint, so that a fingerprint kept in Redis gives nothing of a small body away.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 
 /** A sealed JSON value as it is stored: the key's id, the 96-bit nonce, the 128-bit tag and the ciphertext, base64. */
 export interface SealedValue {
@@ -92,4 +94,22 @@ export function open<T>(keyring: Keyring | undefined, sealed: SealedValue, conte
   } catch (error) {
     throw new Error(`This job's encrypted data does not open with key "${sealed.kid}": it was changed, or belongs to another job.`, { cause: error });
   }
+}
+
+/** The additional data a job's trigger item is sealed under: the job and what it says of where the item runs. */
+export function itemContext(jobId: string, job: { callId: string; workflowId: string; nodeName: string; mode: string }): string {
+  return `item:${JSON.stringify([jobId, job.callId, job.workflowId, job.nodeName, job.mode])}`;
+}
+
+/** Per keyring: the key a body fingerprint's HMAC takes, derived from the current key (never the sealing key itself). */
+const fingerprintKeys = new WeakMap<Keyring, { kid: string; key: Buffer }>();
+
+export function fingerprintKey(keyring: Keyring): { kid: string; key: Buffer } {
+  let derived = fingerprintKeys.get(keyring);
+  if (derived === undefined) {
+    const key = createHmac('sha256', keyring.keys.get(keyring.currentKeyId) as Buffer).update('workflow-webhooks:body-fingerprint').digest();
+    derived = { kid: keyring.currentKeyId, key };
+    fingerprintKeys.set(keyring, derived);
+  }
+  return derived;
 }

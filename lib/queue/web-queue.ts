@@ -13,7 +13,7 @@ import { bullConnection } from './bullmq-node-redis.js';
 import { baseClient, closeConnection, openConnection, type QueueRedisClient } from './connection.js';
 import { handOff, type Connected, type EnqueueContext } from './enqueue.js';
 import { emitter } from './events.js';
-import { jobItem, openResult, type WebhookJobData, type WebhookJobResult } from './job-data.js';
+import { jobItem, openResult, respondedWith, type WebhookJobData, type WebhookJobResult } from './job-data.js';
 import type { Keyring } from './sealing.js';
 import { queueKeys } from './keys.js';
 import { resolveQueueOptions, type WebhookQueueOptions } from './options.js';
@@ -99,7 +99,10 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
     const commands = routed(command.client, resolved.topology, routeKey);
     bull = new Queue<WebhookJobData, WebhookJobResult>(resolved.name, { connection: bullConnection(command.client, resolved.topology, routeKey) as never, prefix: resolved.prefix });
     bull.on('error', (error: Error) => { resolved.logger.warn({ err: errorFields(error) }, 'webhook queue: BullMQ reported an error; calls are refused 503 until Redis answers'); });
-    waiters = new ReplyWaiters(bull, 1000, (result, jobId) => openResult(result, resolved.keyring, jobId), (error, jobId) => {
+    waiters = new ReplyWaiters(bull, 1000, {
+      result: (result, jobId) => openResult(result, resolved.keyring, jobId),
+      response: (message) => respondedWith(message, resolved.keyring),
+    }, (error, jobId) => {
       resolved.logger.error({ jobId, err: errorFields(error) }, 'webhook queue: a waiting call could not be answered from its job; its deadline answers it');
     });
     resolved.binaryStore?.attach?.({ client: commands, key: keys.binary });
@@ -161,7 +164,7 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
       const found = await job(jobId);
       if (found === undefined || await found.isActive()) return false;
       const result = found.returnvalue === null || found.returnvalue === undefined ? undefined : openResult(found.returnvalue, resolved.keyring, jobId);
-      const refs = [...storedRefs([jobItem(found.data, resolved.keyring)]), ...storedRefs(result?.items ?? [])];
+      const refs = [...storedRefs([jobItem(found.data, resolved.keyring, jobId)]), ...storedRefs(result?.items ?? [])];
       await found.remove();
       await resolved.binaryStore?.remove(refs);
       return true;

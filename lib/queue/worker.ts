@@ -13,7 +13,7 @@ import { packItems, storedRefs, unpackItems } from './binary/pack.js';
 import { bullConnection } from './bullmq-node-redis.js';
 import { baseClient, closeConnection, openConnection, type QueueRedisClient } from './connection.js';
 import { emitter } from './events.js';
-import { jobItem, packResponse, sealResult, type ReplyMessage, type WebhookJobData, type WebhookJobResult } from './job-data.js';
+import { jobItem, packResponse, respondMessage, sealResult, type ReplyMessage, type WebhookJobData, type WebhookJobResult } from './job-data.js';
 import { queueKeys, type QueueKeys } from './keys.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WebhookWorkerOptions } from './options.js';
 import { acquireSlot, releaseSlot } from './scripts.js';
@@ -155,9 +155,9 @@ function storable(outcome: WebhookJobResult): void {
 }
 
 /** Removes the trigger item's files from the binary store (the run has them, or will never need them). */
-async function removeItemFiles(options: ResolvedWorkerOptions, data: WebhookJobData): Promise<void> {
+async function removeItemFiles(options: ResolvedWorkerOptions, data: WebhookJobData, jobId: string): Promise<void> {
   if (options.binaryStore === undefined) return;
-  await options.binaryStore.remove(storedRefs([jobItem(data, options.keyring)]));
+  await options.binaryStore.remove(storedRefs([jobItem(data, options.keyring, jobId)]));
 }
 
 /**
@@ -184,7 +184,7 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
   if (await wasRefused(context, data)) {
     context.emit({ type: 'skipped', reason: 'refused', jobId, callId: data.callId, workflowId: data.workflowId, nodeName: data.nodeName, mode: data.mode });
     options.logger.warn({ jobId, callId: data.callId, workflowId: data.workflowId }, 'queued run not run: Redis stored it only after its caller had been answered 503');
-    await removeItemFiles(options, data).catch(() => undefined);
+    await removeItemFiles(options, data, jobId).catch(() => undefined);
     if (data.tracked === true) await releaseSlot(client, [keys.running(data.workflowId), keys.unfinished(data.workflowId)], jobId, true).catch(() => undefined);
     return { items: [], refused: true };
   }
@@ -230,10 +230,10 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
     // Everything that can fail for this attempt is judged alike: reading the files, the run, packing its result.
     try {
       // The job carries the trigger item the web instance built: packed as plain items, it is one again unpacked.
-      const items = await unpackItems([jobItem(data, options.keyring)], options.binaryStore) as TriggerItem[];
+      const items = await unpackItems([jobItem(data, options.keyring, jobId)], options.binaryStore) as TriggerItem[];
       run = new QueuedRun({
         data, jobId, attempt, items, signal: controller.signal,
-        send: (response) => { reply({ jobId, type: 'respond', response: packResponse(response) }); },
+        send: (response) => { reply(respondMessage(jobId, packResponse(response), options.keyring)); },
         report: (error) => { options.logger.warn({ ...where, err: errorFields(error) }, error.message); },
         progress: (value) => job.updateProgress(value),
         waiting: options.waiting?.settings, baseUrl: options.waiting?.baseUrl ?? '',
@@ -272,7 +272,7 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
     if (taken === 0) reply({ jobId, type: 'completed', result: outcome });
     else reply({ jobId, type: 'completed', result: outcome, stages: { processedOn: job.processedOn ?? 0, taken, finished: stageTime(), published: 0 } });
     ended = true;
-    await removeItemFiles(options, data).catch((error: unknown) => {
+    await removeItemFiles(options, data, jobId).catch((error: unknown) => {
       context.emit({ type: 'error', error: toWebhookError(error), during: 'removing the job\'s binary data' });
     });
     context.emit({ type: 'completed', ...where, attempt, durationMs: performance.now() - startedAt, items: result.items.length });

@@ -16,6 +16,7 @@ import {
 import { webhookPlugin } from '../../lib/fastify/index.js';
 import { echoRun, itGivesEveryBodyToTheRun, sha256 } from '../support/hosts/fastify-bodies.js';
 import { PREFIX, startPluginHost, type PluginHost, type PluginHostOptions } from '../support/hosts/fastify-plugin-app.js';
+import { eventually as until } from '../support/registry-contract/instances.js';
 import { eventually, filesUnder, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const WORKFLOW: WorkflowWebhooks = { workflowId: 'wf', nodes: [
@@ -24,7 +25,12 @@ const WORKFLOW: WorkflowWebhooks = { workflowId: 'wf', nodes: [
   { name: 'Keyed', parameters: { path: 'keyed', httpMethod: 'POST', authentication: 'headerAuth' } },
   { name: 'Slow', parameters: { path: 'slow', httpMethod: 'POST', responseMode: 'lastNode' } },
   { name: 'Stuck', parameters: { path: 'stuck', httpMethod: 'POST', responseMode: 'lastNode' } },
+  { name: 'Held', parameters: { path: 'held', httpMethod: 'POST', responseMode: 'lastNode' } },
 ] };
+
+/** Lets the runs of the Held node end (each waits for it). */
+let letGo: () => void = () => undefined;
+let held = Promise.resolve();
 
 const hook = (path: string): string => `${PREFIX}/webhook/${path}`;
 
@@ -34,6 +40,7 @@ const executor = (runs: WebhookRun[]): WebhookExecutor => async (run) => {
   runs.push(run);
   if (run.nodeName === 'Slow') await sleep(300);
   if (run.nodeName === 'Stuck') await sleep(10_000, undefined, { signal: run.signal });
+  if (run.nodeName === 'Held') await held;
   return echoRun(run);
 };
 
@@ -191,17 +198,39 @@ describe('workflow-webhooks/fastify: the middleware as a Fastify 5 plugin', func
     beforeEach(() => { agent = new Agent({ keepAlive: true }); });
     afterEach(async () => { agent.destroy(); await built.host.close(); });
 
-    const call = (path: string) => new Promise<{ status: number; body: { code?: string } }>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port: new URL(built.host.origin).port, path: hook(path), method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+    const call = (path: string, method = 'POST', fresh = false) => new Promise<{ status: number; body: { code?: string; error?: string }; retryAfter?: string }>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port: new URL(built.host.origin).port, path, method, agent: fresh ? false : agent, headers: { 'content-type': 'application/json' } }, (res) => {
         let text = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; }).on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+        res.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; }).on('end', () => {
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), retryAfter: res.headers['retry-after'] });
+        });
       });
-      req.on('error', reject).end('{"a":1}');
+      req.on('error', reject).end(method === 'GET' ? undefined : '{"a":1}');
+    });
+
+    it("answers a new call while the app closes with the middleware's 503 SHUTTING_DOWN and Retry-After; the app's own routes keep Fastify's 503", async () => {
+      held = new Promise((resolve) => { letGo = resolve; });
+      built = await build({ plugin: { closeTimeoutMs: 600_000 }, fastify: { pluginTimeout: 0 } });
+      const first = call(hook('held'));
+      await eventually(() => built.runs.length === 1);
+      const closed = built.host.close();
+      try {
+        // The app is closing once Fastify answers its own route 503; the held run keeps it from finishing.
+        await until(async () => (await call('/api/orders', 'GET', true)).status === 503, 5000);
+        const late = await call(hook('orders/7'), 'POST', true);
+        expect([late.status, late.body.code, late.retryAfter]).to.deep.equal([503, 'SHUTTING_DOWN', '5']);
+        expect((await call('/api/orders', 'GET', true)).body).to.include({ error: 'Service Unavailable' });
+        expect(built.runs).to.have.length(1);
+      } finally {
+        letGo();
+        await closed;
+      }
+      expect((await first).status).to.equal(200);
     });
 
     it('closes the middleware in preClose: a slow call gets its answer, then its kept-alive connection closes at once', async () => {
       built = await build({ plugin: { closeTimeoutMs: 600_000 }, fastify: { pluginTimeout: 0 } });
-      const answer = call('slow');
+      const answer = call(hook('slow'));
       await eventually(() => built.runs.length === 1);
       await built.host.close();
       expect((await answer).status).to.equal(200);
@@ -211,7 +240,7 @@ describe('workflow-webhooks/fastify: the middleware as a Fastify 5 plugin', func
 
     it('by default drains 5 s less than pluginTimeout, so app.close() resolves: a stuck run is stopped and its caller gets 503', async () => {
       built = await build({ fastify: { pluginTimeout: 5_300 } });
-      const answer = call('stuck');
+      const answer = call(hook('stuck'));
       await eventually(() => built.runs.length === 1);
       // A drain of the middleware's own 10 s would outlast pluginTimeout, and app.close() would reject here.
       await built.host.close();

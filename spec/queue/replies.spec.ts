@@ -4,8 +4,8 @@
  */
 import { expect } from 'chai';
 import type { Queue } from 'bullmq';
-import { ReplyWaiters, type WaitHandlers } from '../../lib/queue/replies.js';
-import type { WebhookJobResult } from '../../lib/queue/job-data.js';
+import { ReplyWaiters, type ReplyOpeners, type WaitHandlers } from '../../lib/queue/replies.js';
+import type { PackedResponse, WebhookJobResult } from '../../lib/queue/job-data.js';
 
 interface FakeJob { state: string; returnvalue: WebhookJobResult | null; failedReason?: string; attemptsMade: number; opts: { attempts: number } }
 
@@ -34,7 +34,7 @@ function handlers(overrides: Partial<WaitHandlers> = {}): WaitHandlers & { resul
 }
 
 /** Results as they were stored (no encryption). */
-const same = (result: WebhookJobResult): WebhookJobResult => result;
+const same: ReplyOpeners = { result: (result) => result, response: (message) => message.response as PackedResponse };
 
 async function until(probe: () => boolean): Promise<void> {
   for (let tries = 0; !probe(); tries += 1) {

@@ -187,11 +187,23 @@ if (findService(REDIS) === undefined) {
         expect(statuses).to.deep.equal([[200, 200, 429], [200, 200, 429], [200, 200, 429]]);
         expect(warnings.filter((message) => message.includes('each instance counts its own calls'))).to.have.length(3);
         await server.restart();
-        await new Promise((resolve) => setTimeout(resolve, 1100));
-        await eventually(async () => (await call(parts[0]?.url as string)).headers.ratelimit === '"address-60s";r=1;t=60', 5000);
+        // Each instance finds Redis back through a call of its own, counted in the instance at once and asked of Redis
+        // in the background; Redis' answer hands the counting back.
+        const back = (): number => warnings.filter((message) => message.startsWith('workflow-webhooks: the registry counts rate limits again')).length;
+        await eventually(async () => {
+          await Promise.all(parts.map((part) => call(part.url)));
+          return back() === 3;
+        }, 10_000);
+        // Redis counts for all again: with its budget opened afresh, the three (each spent in its own count) take 2 calls.
+        const client = createClient({ url: server.url });
+        client.on('error', () => undefined);
+        await client.connect();
+        await client.del(await client.keys(`away-${process.pid}:rate*`));
+        client.destroy();
+        expect((await call(parts[0]?.url as string)).headers.ratelimit).to.equal('"address-60s";r=1;t=60');
         expect((await call(parts[1]?.url as string)).headers.ratelimit).to.equal('"address-60s";r=0;t=60');
         expect((await call(parts[2]?.url as string)).status).to.equal(429);
-        expect(warnings.filter((message) => message.startsWith('workflow-webhooks: the registry counts rate limits again'))).to.have.length(3);
+        expect(back()).to.equal(3);
       } finally {
         for (const part of parts) {
           await part.registry.close();

@@ -15,7 +15,7 @@ describe('resolveOptions()', () => {
     const options = resolveOptions();
     expect(options).to.deep.include({ productionPrefix: 'webhook', publicUrl: undefined, errorHandling: 'respond' });
     expect(options.limits).to.deep.equal({
-      bodySize: 16 * MIB, binarySize: 200 * MIB, fileSize: 200 * MIB, totalFileSize: 200 * MIB,
+      bodySize: 16 * MIB, jsonSize: 4 * MIB, xmlSize: MIB, binarySize: 200 * MIB, fileSize: 200 * MIB, totalFileSize: 200 * MIB,
       files: 100, fields: 1000, parts: 1100, fieldSize: MIB, fieldNameSize: 200, bodyDepth: 64, urlLength: 8192, headerCount: 100, headerSize: 12 * 1024,
     });
     expect(options.proxyHops).to.equal(0);

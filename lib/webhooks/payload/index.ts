@@ -13,7 +13,7 @@ import type { PendingSignature } from '../guards/signature.js';
 import { contentEncoding, openBodyStream } from '../body/body-stream.js';
 import type { BodyType, Kind, NodePayloadOptions, Parsed, Payload, PayloadSettings } from '../body/body-types.js';
 import { isJsonType, parseContentType, type ContentType } from '../body/content-type.js';
-import { limitError, type PayloadLimits } from '../body/limits.js';
+import { limitError, wholeBodySize, wholeBodyTooLarge, type PayloadLimits } from '../body/limits.js';
 import { readBody } from '../body/read-body.js';
 import { readRequestBytes, readWholeRequest } from '../body/request-bytes.js';
 import { aborted, callerGone } from '../body/request-watch.js';
@@ -113,8 +113,8 @@ function hasBody(req: IncomingMessage): boolean {
 
 /**
  * The trigger item's body and binary data. A signed call (`signature`) is read whole first, held to
- * `limits.bodySize` whatever its type, and its signature checked over exactly those bytes before any parser sees
- * them; they are then parsed as any body.
+ * `limits.bodySize` whatever its type (a JSON or XML one to `jsonSize`, `xmlSize`), and its signature checked over
+ * exactly those bytes before any parser sees them; they are then parsed as any body.
  */
 export function parsePayload(
   req: IncomingMessage,
@@ -136,24 +136,25 @@ export function parsePayload(
 }
 
 /**
- * A whole body in memory, held to `limits.bodySize` (inflated bytes count): an uncompressed one read straight from
- * the request, a compressed one through the inflating body stream.
+ * A signed call's whole body in memory, held to `limits.bodySize` (inflated bytes count), or to the lower limit of its
+ * kind (`jsonSize`, `xmlSize`) when it is parsed whole: an uncompressed one read straight from the request, a
+ * compressed one through the inflating body stream.
  */
-function readWholeBody(req: IncomingMessage, shared: PayloadSettings): Promise<Buffer> {
+function readWholeBody(req: IncomingMessage, shared: PayloadSettings, kind: Kind): Promise<Buffer> {
   const { limits } = shared;
-  const tooLarge = (): WebhookError => limitError('LIMIT_BODY_SIZE', limits);
+  const limit = wholeBodySize(kind, limits);
+  const tooLarge = (): WebhookError => wholeBodyTooLarge(kind, limits);
   // Not async: the uncompressed body (nearly every call) is the reader's own promise, with no wrapper around it.
-  if (contentEncoding(req) !== 'identity') return readInflated(req, shared, tooLarge);
-  if (Number(req.headers['content-length'] ?? 0) > limits.bodySize) return Promise.reject(tooLarge());
-  return readRequestBytes(req, limits.bodySize, tooLarge, shared.pace);
+  if (contentEncoding(req) !== 'identity') return readInflated(req, shared, limit, tooLarge);
+  if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.reject(tooLarge());
+  return readRequestBytes(req, limit, tooLarge, shared.pace);
 }
 
-async function readInflated(req: IncomingMessage, shared: PayloadSettings, tooLarge: () => WebhookError): Promise<Buffer> {
-  const { limits } = shared;
+async function readInflated(req: IncomingMessage, shared: PayloadSettings, limit: number, tooLarge: () => WebhookError): Promise<Buffer> {
   const source = openBodyStream(req, shared.pace);
   let failed = true;
   try {
-    const bytes = await readBody(source.stream, limits.bodySize, tooLarge);
+    const bytes = await readBody(source.stream, limit, tooLarge);
     failed = false;
     return bytes;
   } finally {
@@ -170,15 +171,17 @@ interface Whole {
 
 /**
  * A body parsed whole (JSON, form, text, XML): no temp files to clean up. An uncompressed one is parsed the moment
- * its last byte is in, within the one promise of the read.
+ * its last byte is in, within the one promise of the read. Held to the limit of its kind, from `Content-Length`
+ * before a byte is read, and cut off the moment the bytes pass it.
  */
 function parseWhole(req: IncomingMessage, shared: PayloadSettings, node: NodePayloadOptions, type: BodyType): Promise<Payload> {
   const whole: Whole = { type, limits: shared.limits, rawBody: node.rawBody };
   const { limits } = shared;
-  const tooLarge = (): WebhookError => limitError('LIMIT_BODY_SIZE', limits);
-  if (contentEncoding(req) !== 'identity') return readInflated(req, shared, tooLarge).then((bytes) => wholePayload(bytes, whole));
-  if (Number(req.headers['content-length'] ?? 0) > limits.bodySize) return Promise.reject(tooLarge());
-  return readWholeRequest(req, limits.bodySize, tooLarge, shared.pace, wholePayload, whole);
+  const limit = wholeBodySize(type.kind, limits);
+  const tooLarge = (): WebhookError => wholeBodyTooLarge(type.kind, limits);
+  if (contentEncoding(req) !== 'identity') return readInflated(req, shared, limit, tooLarge).then((bytes) => wholePayload(bytes, whole));
+  if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.reject(tooLarge());
+  return readWholeRequest(req, limit, tooLarge, shared.pace, wholePayload, whole);
 }
 
 function wholePayload(bytes: Buffer, { type, limits, rawBody }: Whole): Payload {
@@ -215,9 +218,10 @@ async function parseSigned(req: IncomingMessage, shared: PayloadSettings, node: 
     const parsed = alreadyParsed(req, shared, node) as Payload;
     return { ...parsed, signature: verified };
   }
-  const bytes = hasBody(req) ? await readWholeBody(req, shared) : Buffer.alloc(0);
+  const type = bodyTypeOf(req, node.binaryData);
+  const bytes = hasBody(req) ? await readWholeBody(req, shared, type.kind) : Buffer.alloc(0);
   const verified = await signature.verify(bytes);
-  const payload = bytes.length === 0 ? { body: {}, cleanup: noCleanup } : await parseWithTempFiles(req, shared, node, bodyTypeOf(req, node.binaryData), bytes);
+  const payload = bytes.length === 0 ? { body: {}, cleanup: noCleanup } : await parseWithTempFiles(req, shared, node, type, bytes);
   return { ...payload, signature: verified };
 }
 

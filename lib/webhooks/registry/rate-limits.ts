@@ -5,7 +5,8 @@
  * budgets per scope and window, and `maxBudgets` in all; a new caller past either bound shares its scope's one
  * overflow budget (existing budgets are never evicted, so a flood of invented keys cannot reset anyone's count).
  * Expired budgets are dropped from the oldest end as calls arrive: budgets of one window length expire in the order
- * they were opened, so each length keeps its own table.
+ * they were opened, so each length keeps its own table (a budget recorded for a shared store may end sooner than
+ * one opened before it: it is never counted once ended, and dropped with its elders at the latest).
  */
 import type { RateLimitCharge, RateLimitResult } from '../../core/rate-limits.js';
 
@@ -42,8 +43,7 @@ export class InProcessRateLimits {
     let allowed = true;
     for (const charge of charges) {
       const table = this.#table(this.#budgets, charge.windowMs, now);
-      let key = charge.budget;
-      if (live(table.get(key), now) === undefined && charge.budget !== charge.scope && this.#full(charge, now)) key = overflowOf(charge.scope);
+      const key = this.#keyOf(table, charge, now);
       const count = live(table.get(key), now)?.count ?? 0;
       keys.push(key);
       counts.push(count);
@@ -60,6 +60,27 @@ export class InProcessRateLimits {
       resetMs.push(budget === undefined ? charge.windowMs : Math.max(1, Math.round(budget.endsAt - now)));
     });
     return { allowed, remaining, resetMs };
+  }
+
+  /**
+   * Counts a call that a shared store let through, without checking room, in windows that end where the store's do
+   * (`resetMs`, one per charge): so that once this process must count alone (the store away), it starts from the calls
+   * it already let through in those windows, not from zero.
+   */
+  record(charges: readonly RateLimitCharge[], resetMs: readonly number[], now = performance.now()): void {
+    charges.forEach((charge, index) => {
+      const table = this.#table(this.#budgets, charge.windowMs, now);
+      const key = this.#keyOf(table, charge, now);
+      const budget = live(table.get(key), now);
+      if (budget !== undefined) budget.count += 1;
+      else this.#open(table, key, charge, now).endsAt = now + Math.min(charge.windowMs, resetMs[index] ?? charge.windowMs);
+    });
+  }
+
+  /** The budget a call spends from: its own, or its scope's overflow budget when it has none and may open none. */
+  #keyOf(table: Map<string, Budget>, charge: RateLimitCharge, now: number): string {
+    if (live(table.get(charge.budget), now) === undefined && charge.budget !== charge.scope && this.#full(charge, now)) return overflowOf(charge.scope);
+    return charge.budget;
   }
 
   /** Whether a new caller of this scope must share the overflow budget: its scope or the whole table is at its bound. */

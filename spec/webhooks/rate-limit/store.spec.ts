@@ -59,8 +59,13 @@ describe('rate limits when the registry cannot count', () => {
     expect((warnings[0]?.[1].err as { message: string }).message).to.equal('connect ECONNREFUSED 127.0.0.1:6379');
     registry.down = false;
     await new Promise((resolve) => setTimeout(resolve, 1050));
-    expect(await statuses(1)).to.deep.equal([200]);
+    // A second on, the next call is still counted here (its budget is spent) and asks the store in the background.
+    expect(await statuses(1)).to.deep.equal([429]);
+    expect(registry.asked).to.equal(2);
     expect(logged.at(-1)?.[2]).to.match(/^workflow-webhooks: the registry counts rate limits again, after \d+ ms$/);
+    // The store counts again: it holds the background call only, so the next one goes through.
+    expect(await statuses(1)).to.deep.equal([200]);
+    expect(registry.asked).to.equal(3);
   });
 
   it('refuses limited calls 503 REGISTRY_UNAVAILABLE with Retry-After while the store fails, with storeFailure "refuse"', async () => {

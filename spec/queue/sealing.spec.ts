@@ -1,0 +1,101 @@
+/**
+ * What the `encryption` option seals beyond the job's item and result: a sealed item opens only in the job it was
+ * sealed for (moved into another job, or its job pointed at another workflow, the job fails), `respond()` answers
+ * cross Redis pub/sub sealed, and an idempotent call's body fingerprint is a keyed HMAC, not a hash anyone can
+ * match by trying bodies.
+ */
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+import { MemoryWebhookRegistry, type WebhookNodeParameters } from 'workflow-webhooks';
+import type { WebhookWorkerEvent } from 'workflow-webhooks/queue';
+import type { Item } from '../../lib/core/types.js';
+import { bodyFingerprint } from '../../lib/queue/idempotency.js';
+import { BASE, eventually, queueSetup } from '../support/queue/setup.js';
+import { RedisServer, REDIS } from '../support/redis-server.js';
+import { findService, markNotRun } from '../support/services.js';
+
+const SECRET = 'iban-DE44500105175407324931';
+
+async function registryOf(parameters: Partial<WebhookNodeParameters>, settings: Record<string, unknown> = {}): Promise<MemoryWebhookRegistry> {
+  const registry = new MemoryWebhookRegistry();
+  await registry.activate({ workflowId: 'partner', nodes: [{ name: 'Webhook', parameters: { path: 'in', httpMethod: 'POST', ...parameters } }], settings });
+  return registry;
+}
+
+if (findService(REDIS) === undefined) {
+  markNotRun('queue mode with encryption: what else is sealed', REDIS);
+} else {
+  describe('queue mode with encryption: what else is sealed', function () {
+    this.timeout(20_000);
+    let server: RedisServer;
+    before(async () => { server = await RedisServer.start() as RedisServer; });
+    after(async () => { await server.stop(); });
+    const setup = queueSetup(() => server);
+    const encryption = { currentKeyId: 'k1', keys: { k1: randomBytes(32) } };
+
+    it('fails a job holding another job\'s sealed item (with that job\'s call id), or pointed at another workflow, and runs its own', async () => {
+      const queue = setup.queue({ encryption, attempts: 1 });
+      const app = setup.app(await registryOf({ responseMode: 'onReceived' }), queue);
+      for (const n of [1, 2, 3]) await request(app).post(`${BASE}/webhook/in`).send({ n }).expect(200);
+      const jobs = (await queue.bullQueue.getWaiting()).sort((a, b) => a.data.storedAt - b.data.storedAt || (a.timestamp - b.timestamp));
+      const [first, second, third] = jobs;
+      expect(jobs).to.have.length(3);
+      // A writer of Redis moves the first job's sealed item, and the call id it names, into the second job; and points
+      // the third at another workflow.
+      await second?.updateData({ ...second.data, sealedItem: first?.data.sealedItem, callId: first?.data.callId as string });
+      await third?.updateData({ ...third.data, workflowId: 'other' });
+      const ran: unknown[] = [];
+      const failures: string[] = [];
+      setup.worker(async (run) => { ran.push(run.items[0]?.json.body); return { items: [] }; }, {
+        encryption,
+        onEvent: (event: WebhookWorkerEvent) => { if (event.type === 'failed') failures.push(`${event.jobId}: ${event.error.message}`); },
+      });
+      await eventually(() => ran.length + failures.length === 3);
+      expect(ran).to.have.length(1);
+      expect(failures.sort()).to.deep.equal([second?.id, third?.id].sort().map((id) => `${String(id)}: This job's encrypted data does not open with key "k1": it was changed, or belongs to another job.`));
+    });
+
+    it('sends respond() answers over Redis pub/sub sealed, and the caller gets them as without encryption', async () => {
+      const published: string[] = [];
+      const subscriber = setup.redis.duplicate();
+      subscriber.on('error', () => undefined);
+      await subscriber.connect();
+      await subscriber.pSubscribe('*', (message) => { published.push(message); });
+      try {
+        const queue = setup.queue({ encryption });
+        setup.worker(async (run) => {
+          run.respond({ status: 202, body: { account: SECRET } });
+          return { items: [] };
+        }, { encryption });
+        const answer = await request(setup.app(await registryOf({ responseMode: 'responseNode' }), queue)).post(`${BASE}/webhook/in`).send({}).expect(202);
+        expect(answer.body).to.deep.equal({ account: SECRET });
+        await eventually(() => published.some((message) => message.includes('"respond"')));
+        for (const message of published) expect(message).to.not.include(SECRET);
+        expect(published.find((message) => message.includes('"respond"'))).to.include('"sealed"');
+      } finally {
+        subscriber.destroy();
+      }
+    });
+
+    it('keeps an HMAC of an idempotent call\'s body, never its plain SHA-256, and still tells a retry from another body', async () => {
+      const queue = setup.queue({ encryption });
+      setup.worker(async () => ({ items: [] }), { encryption });
+      const app = setup.app(await registryOf({ responseMode: 'onReceived' }, { idempotencyHeader: true }), queue);
+      const pin = { pin: '4711' };
+      await request(app).post(`${BASE}/webhook/in`).set('idempotency-key', 'order-1').send(pin).expect(200);
+      const [job] = await queue.bullQueue.getJobs(['waiting', 'active', 'completed']);
+      const plain = bodyFingerprint({ json: { body: pin } } as unknown as Item);
+      expect(job?.data.fingerprint).to.match(/^k1:[\w-]{43}$/);
+      expect(job?.data.fingerprint).to.not.include(plain);
+      const stored: string[] = [];
+      for (const key of await setup.redis.keys(`bull:${setup.name}:*`)) {
+        if (await setup.redis.type(key) === 'hash') stored.push(JSON.stringify(await setup.redis.hGetAll(key)));
+      }
+      expect(stored.join('\n')).to.not.include(plain);
+      await request(app).post(`${BASE}/webhook/in`).set('idempotency-key', 'order-1').send(pin).expect(200);
+      const other = await request(app).post(`${BASE}/webhook/in`).set('idempotency-key', 'order-1').send({ pin: '4712' }).expect(422);
+      expect(other.body.code).to.equal('IDEMPOTENCY_KEY_REUSED');
+    });
+  });
+}
