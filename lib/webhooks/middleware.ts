@@ -229,7 +229,7 @@ async function handleCall(call: Served): Promise<void> {
     const answering: Call = {
       res, run, executor: context.executor, parameters, headerPolicy: options.headerPolicy, responder,
       deadline: options.deadline, stops: call, events, report,
-      onSettled: claim?.settled, settings: webhook.settings, checkedHeader: auth?.checkedHeader,
+      onSettled: claim?.settled, settings: webhook.settings, checkedHeader: auth?.checkedHeader, caller: auth?.caller,
       onRefused: resumed === undefined ? undefined : () => { giveBackWait(context.waiting, waitMatch as WaitMatch); },
     };
     call.executing = true;
