@@ -38,7 +38,8 @@ interface Matched {
 export type WebhookEvent =
   /**
    * A request to a webhook address was matched (or not: then no workflow fields). `path` is what follows the
-   * prefix of its `kind` (production, test or waiting address), still percent-encoded, without the query.
+   * prefix of its `kind` (production, test or waiting address), still percent-encoded, without the query, and with
+   * a path parameter named like a credential (`reset/:token`) `[redacted]`.
    */
   | (CallEvent & Workflow & Matched & { type: 'received'; method: string; path: string; kind: WebhookKind | 'waiting' })
   /** The call was answered with an error before any workflow ran (404, 405, 400, 413, 503, …). */

@@ -104,7 +104,7 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
   const connected = await context.connected;
   const { settings } = call;
   const key = idempotencyKeyOf(run, settings);
-  const jobId = jobIdOf(run, key);
+  const jobId = jobIdOf(run, key, call.caller);
   const storeId = randomUUID();
   const track = settings?.maxQueued !== undefined;
   const fingerprint = key === undefined ? undefined : bodyFingerprint(run.items[0], options.keyring);

@@ -1,7 +1,8 @@
 /**
  * The idempotency key of a call, from which its job id derives: a sender's retry of a call already stored gets the
  * same job id, so BullMQ stores it once and the workflow runs once. Only what a verified signature vouches for (or a
- * header the workflow named) counts; a call without a key gets a job id of its own.
+ * header the workflow named) counts; a call without a key gets a job id of its own. A key holds within one method,
+ * path, query and verified caller (see jobIdOf).
  */
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { BinaryData, Item, TriggerJson, WebhookRun, WorkflowSettings } from '../core/types.js';
@@ -43,23 +44,37 @@ export function idempotencyKeyOf(run: WebhookRun, settings: WorkflowSettings | u
   return value === undefined ? undefined : `header:${value}`;
 }
 
+/** A parsed query or path parameters with their names in one order: `?a=1&b=2` and `?b=2&a=1` are one query. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (typeof value !== 'object' || value === null) return value;
+  const record = value as Record<string, unknown>;
+  return Object.keys(record).sort().map((name) => [name, canonical(record[name])]);
+}
+
 /**
- * The job id: from the key, within one workflow node and mode (a test call never answers for a production one);
- * BullMQ job ids may not hold ':' nor be whole numbers, hence a hash.
+ * The job id: from the key, within what the call asked for and who asked, as a payment API holds a key within one
+ * account: the workflow node and mode (a test call never answers for a production one), the method, the path
+ * parameters, the query, and the caller the node's authentication verified (never the credential itself). So a call
+ * that differs in any of them is a call of its own, with a job and a body check of its own: it neither gets another
+ * caller's answer nor is refused 422 because another caller used the key first. BullMQ job ids may not hold ':' nor
+ * be whole numbers, hence a hash.
  */
-export function jobIdOf(run: WebhookRun, key: string | undefined): string {
+export function jobIdOf(run: WebhookRun, key: string | undefined, caller: string | undefined): string {
   if (key === undefined) return randomUUID();
-  const scope = JSON.stringify([run.workflowId, run.nodeName, run.mode, key]);
+  const json = run.items[0]?.json as TriggerJson | undefined;
+  const scope = JSON.stringify([run.workflowId, run.nodeName, run.mode, run.method, canonical(json?.params ?? {}), canonical(json?.query ?? {}), caller ?? null, key]);
   return `idem-${createHash('sha256').update(scope).digest('hex').slice(0, 40)}`;
 }
 
 /**
  * What makes a repeat a retry: the same body. The fingerprint covers the body as parsed and each file's media type
  * and size, and the bytes of files held in memory (a file on disk is known by its type and size: reading it again
- * for this would double the cost of every large upload; its name may be one made up for this call). Query and
- * headers are not part of it: senders add delivery attempts and timestamps there. With the `encryption` option it
- * is an HMAC under a key derived from the current key, prefixed with that key's id (`k1:…`): a plain hash of a small
- * body (a PIN, an amount) is found again by trying every body, an HMAC not without the key.
+ * for this would double the cost of every large upload; its name may be one made up for this call). Headers are
+ * not part of it (senders add delivery attempts and timestamps there); the query is part of the key's scope instead.
+ * With the `encryption` option it is an HMAC under a key derived from the current key, prefixed with that key's id
+ * (`k1:…`): a plain hash of a small body (a PIN, an amount) is found again by trying every body, an HMAC not without
+ * the key.
  */
 export function bodyFingerprint(item: Item | undefined, keyring?: Keyring): string {
   const keyed = keyring === undefined ? undefined : fingerprintKey(keyring);

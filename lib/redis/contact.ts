@@ -11,11 +11,13 @@ export function checkServing(ready: boolean, contact: RedisContact, staleAfterMs
   if (!ready) {
     throw new WebhookError('REGISTRY_UNAVAILABLE', 'The webhook registry is not ready.', {
       hint: 'await registry.ready() before the server takes calls.',
+      headers: { 'retry-after': '1' },
     });
   }
   if (contact.stale(staleAfterMs)) {
     throw new WebhookError('REGISTRY_UNAVAILABLE', 'The webhook registry has lost Redis for longer than staleAfterMs allows.', {
       hint: 'Calls are refused until Redis answers again, so that no call is served from an out-of-date table.',
+      headers: { 'retry-after': '1' },
     });
   }
 }

@@ -14,6 +14,7 @@ import { writeSuccess } from './response/answer-call.js';
 import type { ResponsePlan } from './response/build-plan.js';
 import type { HeaderPolicy } from './response/finalize.js';
 import type { RequestTarget } from './request/target.js';
+import { redactPath } from './guards/secrets.js';
 
 /**
  * Signed message ids go where the registry keeps shared state (Redis: every instance sees them), else in process. An
@@ -46,6 +47,14 @@ export function matchedFields(req: IncomingMessage, target: RequestTarget, webho
     ...(webhook.workflowName === undefined ? {} : { workflowName: webhook.workflowName }),
     ...(Number.isSafeInteger(length) && length >= 0 ? { bodyBytes: length } : {}),
   };
+}
+
+/**
+ * The call's path as events and log lines tell it: a path parameter named like a credential (`reset/:token`) is
+ * `[redacted]`. A resume address's path is its wait's, not its node's, and an unmatched one has no template.
+ */
+export function shownPath(target: RequestTarget, webhook: RegisteredWebhook | undefined): string {
+  return webhook === undefined || target.kind === 'waiting' ? target.rawPath : redactPath(target.rawPath, webhook.path);
 }
 
 export function workflowOf(webhook: RegisteredWebhook | undefined): { workflowId?: string; nodeName?: string } {

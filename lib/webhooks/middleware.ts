@@ -29,7 +29,7 @@ import {
 import { answerFrom, startCall, type Call, type StartedCall } from './response/answer-call.js';
 import { reporter } from './run/report.js';
 import { createResponder, NO_RESPONDER } from './response/workflow-responder.js';
-import { matchedFields, requestIdOf, replayMemoryOf, shuttingDown, warnOnce, workflowOf, writerOf } from './call-wiring.js';
+import { matchedFields, requestIdOf, shownPath, replayMemoryOf, shuttingDown, warnOnce, workflowOf, writerOf } from './call-wiring.js';
 import { runWaitsOpener } from './waiting/run-waits.js';
 import { waitingSettings } from './waiting/settings.js';
 import { claimWaitCall, giveBackWait, matchWait, resumeInRun, waitingOptions, watchExpiries, type WaitMatch } from './waiting/serve.js';
@@ -181,7 +181,7 @@ async function handleCall(call: Served): Promise<void> {
     const { webhook, params } = matched instanceof Promise ? await matched : matched;
     call.webhook = webhook;
     if (webhook.warnings !== undefined) warnOnce(webhook.warnings, options.logger);
-    if (events.active) events.emit({ type: 'received', method, path: target.rawPath, kind: target.kind, ...matchedFields(req, target, webhook, options, waitMatch?.wait.suffix) });
+    if (events.active) events.emit({ type: 'received', method, path: shownPath(target, webhook), kind: target.kind, ...matchedFields(req, target, webhook, options, waitMatch?.wait.suffix) });
     // CORS goes on the response first: every answer from here on, errors included, must be readable by the browser.
     const cors = corsHeaders(webhook.parameters.allowedOrigins, req.headers.origin);
     for (const name in cors) addHeader(res, name, cors[name] as string);
@@ -229,7 +229,7 @@ async function handleCall(call: Served): Promise<void> {
     const answering: Call = {
       res, run, executor: context.executor, parameters, headerPolicy: options.headerPolicy, responder,
       deadline: options.deadline, stops: call, events, report,
-      onSettled: claim?.settled, settings: webhook.settings, checkedHeader: auth?.checkedHeader,
+      onSettled: claim?.settled, settings: webhook.settings, checkedHeader: auth?.checkedHeader, caller: auth?.caller,
       onRefused: resumed === undefined ? undefined : () => { giveBackWait(context.waiting, waitMatch as WaitMatch); },
     };
     call.executing = true;

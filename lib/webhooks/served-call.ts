@@ -9,7 +9,7 @@ import { NO_EVENTS, type EventHub } from '../core/events.js';
 import { errorFields } from '../core/logger.js';
 import type { OpenRunWaits } from '../core/wait-hook.js';
 import type { WebhookExecutor } from '../core/types.js';
-import { workflowOf } from './call-wiring.js';
+import { shownPath, workflowOf } from './call-wiring.js';
 import type { GuardSettings } from './guards/index.js';
 import type { ResolvedOptions } from './options.js';
 import type { PayloadSettings } from './payload/index.js';
@@ -94,7 +94,7 @@ export function failCall(state: Served, thrown: unknown): void {
   }
   // A call stopped by close() is an expected part of shutting down; close() logs how many there were.
   if (error.status >= 500 && !state.reported && !(error === state.stopReason && error.code === 'SHUTTING_DOWN')) {
-    options.logger.error({ callId: state.callId, err: errorFields(error), method, path: target.rawPath, ...workflowOf(state.webhook) },
+    options.logger.error({ callId: state.callId, err: errorFields(error), method, path: shownPath(target, state.webhook), ...workflowOf(state.webhook) },
       `webhook call answered ${error.status} ${error.code}`);
   }
   // A caller who hung up has nobody left to answer.

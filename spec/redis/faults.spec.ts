@@ -126,7 +126,7 @@ if (findService(REDIS) === undefined) {
       link.cut();
       await eventually(async () => !registry.health().serving, 5000);
       const error = await rejectionOf(registry.lookup('production', 'GET', 'hook'));
-      expect([error.code, error.status]).to.deep.equal(['REGISTRY_UNAVAILABLE', 503]);
+      expect([error.code, error.status, error.headers['retry-after']]).to.deep.equal(['REGISTRY_UNAVAILABLE', 503, '1']);
       link.restore();
       await eventually(async () => registry.health().serving && found(registry, 'hook'), 5000);
     });

@@ -32,10 +32,27 @@ export interface JwtAuthCredential {
 export type WebhookCredential = BasicAuthCredential | HeaderAuthCredential | JwtAuthCredential | SignatureAuthCredential;
 
 /**
- * What authentication hands on: a JWT's verified payload, or a signed call's pending check of its body; and the
- * header it checked (lower case), whose value is not stored beyond the call nor shown.
+ * What authentication hands on: a JWT's verified payload, or a signed call's pending check of its body; the header it
+ * checked (lower case), whose value is not stored beyond the call nor shown; and `caller`, who the guard verified, as
+ * text that holds no secret (the Basic user, the JWT's issuer and subject, the node's one header or signature
+ * credential). Whatever counts or scopes by the caller (a rate limit keyed by the checked header, an idempotency key)
+ * reads `caller`, never the header, which one caller can spell many ways and which holds the secret.
  */
-export type AuthOutcome = ({ jwtPayload: JWTPayload } | { signature: PendingSignature } | object) & { checkedHeader: string | undefined } | undefined;
+export type AuthOutcome = ({ jwtPayload: JWTPayload } | { signature: PendingSignature } | object) & VerifiedCaller | undefined;
+
+export interface VerifiedCaller {
+  checkedHeader: string | undefined;
+  caller: string;
+}
+
+/**
+ * A JWT's caller: its issuer and subject; a token without a subject by a digest of its verified claims (tokens with
+ * the same claims are one caller, and only the key's holder can make new ones).
+ */
+function jwtCaller(payload: JWTPayload): string {
+  if (typeof payload.sub === 'string') return `jwt:${JSON.stringify([payload.iss ?? null, payload.sub])}`;
+  return `jwt-claims:${createHash('sha256').update(JSON.stringify(payload)).digest('base64url')}`;
+}
 
 export interface CredentialRequest {
   workflowId: string;
@@ -60,7 +77,8 @@ const wrong = (): WebhookError => new WebhookError('AUTH_INVALID', 'Authorizatio
 
 const BASIC_CHALLENGE = 'Basic realm="Webhook", charset="UTF-8"';
 
-function checkBasic(req: IncomingMessage, credential: BasicAuthCredential): void {
+/** Resolves the user, the one part of the credential that names the caller without being secret. */
+function checkBasic(req: IncomingMessage, credential: BasicAuthCredential): string {
   if (typeof credential.user !== 'string' || typeof credential.password !== 'string') throw unusable('basic auth');
   const header = req.headers.authorization;
   const match = header === undefined ? null : /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
@@ -74,6 +92,7 @@ function checkBasic(req: IncomingMessage, credential: BasicAuthCredential): void
   // Both compared, always: no early return that would tell which one was wrong, or when.
   const ok = [same(user, credential.user), same(password, credential.password)];
   if (!ok.every(Boolean)) throw wrong();
+  return user;
 }
 
 function checkHeader(req: IncomingMessage, credential: HeaderAuthCredential): void {
@@ -166,14 +185,17 @@ export async function authenticate(
   const checkedHeader = checkedHeaderOf(authentication, credential as unknown as Record<string, unknown>);
   switch (authentication) {
     case 'basicAuth':
-      checkBasic(req, credential as BasicAuthCredential);
-      return { checkedHeader };
+      return { checkedHeader, caller: `basic:${checkBasic(req, credential as BasicAuthCredential)}` };
     case 'headerAuth':
+      // One credential per node: every caller that holds it is the same caller.
       checkHeader(req, credential as HeaderAuthCredential);
-      return { checkedHeader };
-    case 'jwtAuth':
-      return { jwtPayload: await checkJwt(req, credential as JwtAuthCredential), checkedHeader };
+      return { checkedHeader, caller: `header:${checkedHeader ?? ''}` };
+    case 'jwtAuth': {
+      const jwtPayload = await checkJwt(req, credential as JwtAuthCredential);
+      return { jwtPayload, checkedHeader, caller: jwtCaller(jwtPayload) };
+    }
     case 'signatureAuth':
-      return { signature: checkSignature(req, credential as SignatureAuthCredential, { replay, workflowId: webhook.workflowId, nodeName: webhook.nodeName }), checkedHeader };
+      // Its caller counts only once the signature holds: the rate limit and the idempotency key come after that.
+      return { signature: checkSignature(req, credential as SignatureAuthCredential, { replay, workflowId: webhook.workflowId, nodeName: webhook.nodeName }), checkedHeader, caller: 'signature' };
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Redacts the credentials a call carried, wherever its data leaves the request path for a person or a store (the
- * console's panes, API answers, event stream, curl line and download names; the queue's job data). One function,
- * `redactSecrets`, so that every such place hides the same things:
+ * console's panes, API answers, event stream, curl line and download names; the queue's job data; the call's path in
+ * events, recent calls and log lines). One function, `redactSecrets`, so that every such place hides the same things:
  *
  * - by name: the values of headers, query parameters and path parameters whose names carry credentials
  *   (`authorization`, `proxy-authorization`, `cookie`, `set-cookie`, and names made of words such as token, key,
@@ -168,6 +168,28 @@ function redact(value: unknown, secrets: CallSecrets, part: string | undefined):
     if (part !== undefined && isRedactedName(name, part, secrets)) return [key, REDACTED];
     return [key, redact(entry, secrets, part ?? (NAMED.has(name) ? name : undefined))];
   }));
+}
+
+/** No value to look for: redactSecrets then hides by name only. */
+const BY_NAME_ONLY: CallSecrets = { checkedHeader: undefined, contained: [], whole: new Set() };
+
+/**
+ * A request path (what follows its prefix) as it may be shown: each segment that fills a `:param` of the address's
+ * template and that redactSecrets hides by its name (`reset/:token`) is `[redacted]`, the rest as sent. For whatever
+ * takes the path alone (the `received` event, so recent calls, call logs and the console's `call` event, and log
+ * lines), where the Input pane and the curl line take the redacted `params`.
+ */
+export function redactPath(rawPath: string, template: string): string {
+  const names = template.split('/');
+  const segments = rawPath.replace(/\/+$/, '').split('/');
+  if (segments.length !== names.length || !template.includes(':')) return rawPath;
+  const params: Record<string, string> = {};
+  names.forEach((name, index) => { if (name.startsWith(':')) params[name.slice(1)] = segments[index] as string; });
+  const shown = redactSecrets({ params }, BY_NAME_ONLY).params;
+  return segments.map((segment, index) => {
+    const name = names[index] as string;
+    return name.startsWith(':') && shown[name.slice(1)] === REDACTED ? REDACTED : segment;
+  }).join('/');
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
  * XML bodies (`*\/xml`, `*+xml`), parsed with fast-xml-parser into the shape the known platform gives: tag names
  * lower-cased, values trimmed strings with runs of white space collapsed to one space, attributes under `$`, the
- * text of an element that also has attributes or children under `_`, single children not wrapped in arrays. Entity
- * expansion is bounded, so a "billion laughs" document is refused, not expanded, and so is element nesting.
+ * text of an element that also has attributes or children under `_`, single children not wrapped in arrays. An
+ * entity defined with plain text is expanded, within bounds; one defined with other entities (the shape of a "billion
+ * laughs" document) is refused 400, since the parser would leave it unexpanded and the workflow would get its name for
+ * its text; element nesting is bounded too.
  */
 import { createRequire } from 'node:module';
 import type { XMLParser } from 'fast-xml-parser';
@@ -58,6 +60,34 @@ function invalidXml(detail: string, cause?: unknown): WebhookError {
   return new WebhookError('BODY_INVALID_XML', 'Failed to parse the request body as XML.', { hint: detail, cause });
 }
 
+/**
+ * The first entity of the document's DOCTYPE whose value holds a reference (`&name;`, `&#65;`), which fast-xml-parser
+ * skips; undefined when there is none. One pass over the DOCTYPE's declarations (up to its `]>`, so that the text of
+ * a CDATA section is never read as one): each is read once, from its name to its closing quote.
+ */
+export function entityDefinedByEntities(text: string): string | undefined {
+  const doctype = text.indexOf('<!DOCTYPE');
+  if (doctype === -1) return undefined;
+  const subsetEnd = /\]\s*>/g;
+  subsetEnd.lastIndex = doctype;
+  const end = subsetEnd.exec(text)?.index ?? text.length;
+  const declaration = /<!ENTITY\s+([^\s"'>]+)\s+(["'])/y;
+  for (let at = text.indexOf('<!ENTITY', doctype); at !== -1 && at < end; at = text.indexOf('<!ENTITY', at)) {
+    declaration.lastIndex = at;
+    const found = declaration.exec(text);
+    if (found === null) {
+      at += 1;
+      continue;
+    }
+    const start = declaration.lastIndex;
+    const close = text.indexOf(found[2] as string, start);
+    if (close === -1) return undefined;
+    if (text.slice(start, close).includes('&')) return found[1];
+    at = close + 1;
+  }
+  return undefined;
+}
+
 /** fast-xml-parser's refusal of elements nested past `maxNestedTags` (it has no code of its own). */
 const TOO_DEEP = /nested tags/i;
 
@@ -67,6 +97,11 @@ export function parseXmlBody(bytes: Buffer, charset: string | undefined, maxDept
   xml ??= createRequire(import.meta.url)('fast-xml-parser') as FastXmlParser;
   const valid = xml.XMLValidator.validate(text);
   if (valid !== true) throw invalidXml(`${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col})`);
+  const nested = entityDefinedByEntities(text);
+  if (nested !== undefined) {
+    throw invalidXml(`The entity "${nested}" is defined with another entity, which is not expanded (a document of such entities can grow `
+      + 'to gigabytes): define each entity with plain text.');
+  }
   try {
     return parserFor(maxDepth).parse(text) as unknown;
   } catch (error) {

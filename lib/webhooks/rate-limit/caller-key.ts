@@ -1,10 +1,13 @@
 /**
- * Which budget of a policy a call spends from: the address's own, or the caller's (its address or a header's value),
- * as a digest. The caller's value is never kept or sent anywhere: a header key may be an API key, and a caller
- * address is personal data, so only a truncated SHA-256 of it reaches the store, bound to the address and policy.
+ * Which budget of a policy a call spends from: the address's own, or the caller's (its address, the caller the node's
+ * guard verified, or a header's value), as a digest. The caller's value is never kept or sent anywhere: a header key
+ * may be an API key, and a caller address is personal data, so only a truncated SHA-256 of it reaches the store,
+ * bound to the address and policy. A header is counted by what it means, not by how it is spelt: the header the
+ * guard checked by the caller it verified (the Basic user, the JWT's subject), any other by its normalised value.
  */
 import { hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { VerifiedCaller } from '../guards/authenticate.js';
 import { clientAddress } from '../guards/client-address.js';
 
 /** 22 base64url characters: 132 bits, short keys for Redis, no collision to fear. One-shot `hash()`: a quarter of createHash()'s time. */
@@ -54,13 +57,33 @@ export interface CallerKeySettings {
   ipv6Prefix: number;
 }
 
+/** Credentials a guard reads in a scheme it names case-insensitively, with any run of spaces after it (RFC 9110 11.4). */
+const AUTHORIZATION = new Set(['authorization', 'proxy-authorization']);
+
 /**
- * The budget of a per-caller policy: by the caller's address, or by a header's value; a call without the header (or
- * with it empty) spends from one budget that every such call shares, so leaving the header out gains nothing.
+ * A header's value as one caller's, however it is spelt: for `authorization` (a header no guard checked) the scheme in
+ * lower case, and Basic credentials by the bytes they decode to (padding and spacing aside); other headers as sent.
  */
-export function callerBudget(scope: string, key: string, req: IncomingMessage, settings: CallerKeySettings): string {
+export function normalisedValue(name: string, text: string): string {
+  const value = text.trim();
+  if (!AUTHORIZATION.has(name)) return value;
+  const parts = /^(\S+)\s+(.*)$/s.exec(value);
+  if (parts === null) return value.toLowerCase();
+  const scheme = (parts[1] as string).toLowerCase();
+  const credentials = (parts[2] as string).trim();
+  return scheme === 'basic' ? `basic ${Buffer.from(credentials, 'base64').toString('base64')}` : `${scheme} ${credentials}`;
+}
+
+/**
+ * The budget of a per-caller policy: by the caller's address; by the caller the node's guard verified, when the key
+ * is the header it checked (a made-up value never gets here: the guard refused it); or by a header's normalised
+ * value. A call without the header (or with it empty) spends from one budget that every such call shares, so leaving
+ * the header out gains nothing.
+ */
+export function callerBudget(scope: string, key: string, req: IncomingMessage, settings: CallerKeySettings, verified: VerifiedCaller | undefined): string {
   if (key === 'ip') return digest(scope, 'ip', ipKeyOf(clientAddress(req, settings.proxyHops), settings.ipv6Prefix));
+  if (verified !== undefined && verified.checkedHeader === key) return digest(scope, 'caller', verified.caller);
   const value = req.headers[key];
   const text = Array.isArray(value) ? value.join(', ') : value;
-  return text === undefined || text === '' ? digest(scope, 'without') : digest(scope, 'header', text);
+  return text === undefined || text.trim() === '' ? digest(scope, 'without') : digest(scope, 'header', normalisedValue(key, text));
 }

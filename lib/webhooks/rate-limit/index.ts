@@ -10,6 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { rateLimitsOf, type RateLimitCharge, type RateLimitResult, type ResolvedRateLimitPolicy } from '../../core/rate-limits.js';
+import type { WebhookLogger } from '../../core/logger.js';
 import type { RegisteredWebhook } from '../registry/contract.js';
 import type { AuthOutcome } from '../guards/authenticate.js';
 import type { RequestTarget } from '../request/target.js';
@@ -28,6 +29,7 @@ export interface RateLimitSettings extends CallerKeySettings {
   store: RateLimitStore;
   /** Each webhook's plan, made on its first limited call (its digests and its RateLimit-Policy). */
   plans: WeakMap<RegisteredWebhook, Plan>;
+  logger: WebhookLogger;
 }
 
 interface Plan {
@@ -36,6 +38,8 @@ interface Plan {
   fixed: RateLimitCharge[] | undefined;
   scopes: string[];
   policyField: string;
+  /** Whether the logger was told that a policy keys by a header no guard checks (once per webhook). */
+  toldUnchecked: boolean;
 }
 
 function planOf(webhook: RegisteredWebhook, policies: readonly ResolvedRateLimitPolicy[], settings: RateLimitSettings): Plan {
@@ -45,7 +49,7 @@ function planOf(webhook: RegisteredWebhook, policies: readonly ResolvedRateLimit
   const fixed = policies.every((policy) => policy.key === 'address')
     ? policies.map((policy, index) => chargeOf(policy, scopes[index] as string, scopes[index] as string, settings.maxKeys))
     : undefined;
-  plan = { policies, fixed, scopes, policyField: policyField(policies) };
+  plan = { policies, fixed, scopes, policyField: policyField(policies), toldUnchecked: fixed !== undefined };
   settings.plans.set(webhook, plan);
   return plan;
 }
@@ -64,25 +68,26 @@ export function limitCall(req: IncomingMessage, res: ServerResponse, kind: Reque
   const policies = rateLimitsOf(webhook, settings.defaults);
   if (policies === undefined) return undefined;
   const plan = planOf(webhook, policies, settings);
+  if (!plan.toldUnchecked) tellUnchecked(plan, webhook, auth, settings.logger);
   if (auth !== undefined && 'signature' in auth) {
     const signed = auth as { signature: PendingSignature };
     const pending = signed.signature;
     signed.signature = {
       verify: async (body) => {
         const verified = await pending.verify(body);
-        await charge(req, res, plan, settings);
+        await charge(req, res, plan, settings, auth);
         return verified;
       },
     };
     return undefined;
   }
-  return charge(req, res, plan, settings);
+  return charge(req, res, plan, settings, auth);
 }
 
-async function charge(req: IncomingMessage, res: ServerResponse, plan: Plan, settings: RateLimitSettings): Promise<void> {
+async function charge(req: IncomingMessage, res: ServerResponse, plan: Plan, settings: RateLimitSettings, auth: AuthOutcome): Promise<void> {
   const charges = plan.fixed ?? plan.policies.map((policy, index) => {
     const scope = plan.scopes[index] as string;
-    return chargeOf(policy, scope, policy.key === 'address' ? scope : callerBudget(scope, policy.key, req, settings), settings.maxKeys);
+    return chargeOf(policy, scope, policy.key === 'address' ? scope : callerBudget(scope, policy.key, req, settings, auth), settings.maxKeys);
   });
   const counted = settings.store.charge(charges);
   const result: RateLimitResult = counted instanceof Promise ? await counted : counted;
@@ -92,6 +97,22 @@ async function charge(req: IncomingMessage, res: ServerResponse, plan: Plan, set
     res.setHeader('ratelimit-policy', besideHost(res, 'ratelimit-policy', plan.policyField));
     res.setHeader('ratelimit', besideHost(res, 'ratelimit', limits));
   }
+}
+
+/**
+ * A header no guard checks is whatever the caller sends: each new value is a new budget, and past `maxKeys` values
+ * its holder drains the budget that new callers share. Said once per webhook, unless an address or ip policy of the
+ * same list caps it.
+ */
+function tellUnchecked(plan: Plan, webhook: RegisteredWebhook, auth: AuthOutcome, logger: WebhookLogger): void {
+  plan.toldUnchecked = true;
+  if (plan.policies.some((policy) => policy.key === 'address' || policy.key === 'ip')) return;
+  const unchecked = plan.policies.filter((policy) => policy.key !== auth?.checkedHeader).map((policy) => policy.key);
+  if (unchecked.length === 0) return;
+  logger.warn({ component: 'rate-limit', workflowId: webhook.workflowId, nodeName: webhook.nodeName, keys: unchecked },
+    `workflow-webhooks: the rate limit of ${webhook.method} ${webhook.path} is keyed by the header ${unchecked.join(', ')}, which the node's `
+    + 'authentication does not check: a caller gets a new budget for each value it makes up. Key it by the header the authentication '
+    + 'checks, or add an \'address\' or \'ip\' policy as a ceiling. Told once per address.');
 }
 
 /** Ours after the host's own policies (a gateway's, say): both fields are lists, which may be joined with a comma. */

@@ -64,6 +64,6 @@ export function resolveRateLimitOptions(value: RateLimitOptions | undefined): Re
 export function rateLimitSettings(options: ResolvedRateLimitOptions, proxyHops: number, registry: WebhookRegistry, logger: WebhookLogger): RateLimitSettings {
   return {
     defaults: options.default, headers: options.headers, maxKeys: options.maxKeys, ipv6Prefix: options.ipv6Prefix, proxyHops,
-    store: new RateLimitStore(registry, options.storeFailure, logger), plans: new WeakMap(),
+    store: new RateLimitStore(registry, options.storeFailure, logger), plans: new WeakMap(), logger,
   };
 }

@@ -30,6 +30,8 @@ export interface Call extends ExecutionReporting {
   settings: WorkflowSettings | undefined;
   /** The header the node's authentication checked, for an executor that stores runs (it leaves its value out). */
   checkedHeader?: string | undefined;
+  /** Who the node's authentication verified, for an executor that scopes idempotency keys by caller. */
+  caller?: string | undefined;
   /** The hand-off refused the run, so nothing was stored: what the call took (a wait it claimed) is given back. */
   onRefused?: (() => void) | undefined;
 }
@@ -153,7 +155,7 @@ function startHandedOff(call: Call, executor: HandOffExecutor): StartedCall {
   const { run, events, report, onSettled, parameters } = call;
   const awaitsOutcome = parameters.responseMode !== 'onReceived' || run.mode === 'test';
   // In the call's context: a tracer's span of the enqueue is the call's child, and travels with the job.
-  const accepted = events.within(() => executor.handOff(run, { responseMode: parameters.responseMode, settings: call.settings, awaitsOutcome, checkedHeader: call.checkedHeader })).then((handed) => {
+  const accepted = events.within(() => executor.handOff(run, { responseMode: parameters.responseMode, settings: call.settings, awaitsOutcome, checkedHeader: call.checkedHeader, caller: call.caller })).then((handed) => {
     if (events.active) {
       events.emit({ type: 'enqueued', workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode, jobId: handed.jobId, duplicate: handed.duplicate });
     }

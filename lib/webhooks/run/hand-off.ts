@@ -17,6 +17,11 @@ export interface HandOffContext {
    * run leaves its value out (a credential is checked, never kept).
    */
   checkedHeader?: string | undefined;
+  /**
+   * Who the node's authentication verified (the Basic user, the JWT's issuer and subject), never the credential:
+   * an idempotency key holds within one caller. Undefined for an address without authentication.
+   */
+  caller?: string | undefined;
 }
 
 /** A run the hand-off accepted. */

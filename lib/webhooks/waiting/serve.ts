@@ -47,6 +47,20 @@ export function notWaiting(entry: WaitEntry): WebhookError {
   });
 }
 
+/**
+ * A store of waits that does not answer (Redis away, a command past its timeout) leaves a resume unanswered either
+ * way: a wait is never looked up or claimed in memory alone, so nothing was resumed. The store's own hint speaks of
+ * production calls (served from memory), which is not true here: this one says what is, and when to call again.
+ */
+function unreachable(error: unknown): unknown {
+  if (!(error instanceof WebhookError) || error.code !== 'REGISTRY_UNAVAILABLE') return error;
+  return new WebhookError('REGISTRY_UNAVAILABLE', error.message, {
+    cause: error.cause ?? error,
+    hint: 'The store of waiting runs did not answer, so this call resumed nothing; the run still waits until its timeout. Call the same address again after the seconds Retry-After gives.',
+    headers: { ...error.headers, 'retry-after': '1' },
+  });
+}
+
 const MISSING_SIGNATURE = 'Resume addresses are signed, each for its own id and suffix: call the address exactly as the run gave it, '
   + 'with its signature query parameter.';
 
@@ -58,7 +72,7 @@ export async function matchWait(settings: WaitingSettings | undefined, target: R
   if (!verifyWait(settings.secret, address.waitId, address.suffix, signatureParameter(target.search))) {
     throw new WebhookError('WAIT_SIGNATURE_INVALID', 'The resume address\'s signature is missing, wrong, or made for another address.', { hint: MISSING_SIGNATURE });
   }
-  const entry = await settings.store.getWait(address.waitId);
+  const entry = await settings.store.getWait(address.waitId).catch((error: unknown) => { throw unreachable(error); });
   if (entry === undefined) throw notFound(shown);
   if (entry.status !== 'waiting') throw notWaiting(entry);
   let wait: ResolvedWait;
@@ -122,7 +136,8 @@ export function watchExpiries(registry: WebhookRegistry, onEvent: WebhookEventLi
 
 /** Takes the wait for this call; another call that took it first makes this one a 409. */
 export async function claimWaitCall(settings: WaitingSettings, match: WaitMatch): Promise<WaitEntry> {
-  const claim = await (settings.store as NonNullable<WaitingSettings['store']>).claimWait(match.entry.waitId, Date.now());
+  const store = settings.store as NonNullable<WaitingSettings['store']>;
+  const claim = await store.claimWait(match.entry.waitId, Date.now()).catch((error: unknown) => { throw unreachable(error); });
   if (claim.claimed) return claim.entry;
   if (claim.entry === undefined) throw notFound(match.entry.waitId);
   throw notWaiting(claim.entry);

@@ -32,7 +32,9 @@ if (findService(REDIS) === undefined) {
       const app = setup.app(registry, queue);
       await queue.ready();
       // What a paused Redis leaves behind: the refused call's job, stored late, and the refusal's mark beside it.
-      const jobId = jobIdOf({ workflowId: 'wf', nodeName: 'Webhook', mode: 'production' } as WebhookRun, 'header:payment-2');
+      const jobId = jobIdOf({
+        workflowId: 'wf', nodeName: 'Webhook', mode: 'production', method: 'POST', items: [{ json: { params: {}, query: {} } }],
+      } as unknown as WebhookRun, 'header:payment-2', undefined);
       await queue.bullQueue.add('wf', { version: 1, storeId: 'refused-store', item: { json: { body: { id: 'the refused call' } } } } as never, { jobId });
       await setup.send(['SET', `${setup.prefix}:${setup.name}:wh:refused:refused-store`, '1']);
       const runs: string[] = [];

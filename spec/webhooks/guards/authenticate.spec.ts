@@ -44,12 +44,12 @@ const BASIC_CHALLENGE = 'Basic realm="Webhook", charset="UTF-8"';
 describe('authenticate()', () => {
   describe('basicAuth', () => {
     it('lets the right user and password through, however much space follows the scheme, and names Authorization as the checked header', async () => {
-      expect(await check('basicAuth', BASIC, { authorization: basic('ada:lovelace') })).to.deep.equal({ checkedHeader: 'authorization' });
-      expect(await check('basicAuth', BASIC, { authorization: `Basic   ${Buffer.from('ada:lovelace').toString('base64')}` })).to.deep.equal({ checkedHeader: 'authorization' });
+      expect(await check('basicAuth', BASIC, { authorization: basic('ada:lovelace') })).to.deep.equal({ checkedHeader: 'authorization', caller: 'basic:ada' });
+      expect(await check('basicAuth', BASIC, { authorization: `Basic   ${Buffer.from('ada:lovelace').toString('base64')}` })).to.deep.equal({ checkedHeader: 'authorization', caller: 'basic:ada' });
     });
 
     it('keeps everything after the first colon as the password, colons included', async () => {
-      expect(await check('basicAuth', { user: 'ada', password: 'love:lace' }, { authorization: basic('ada:love:lace') })).to.deep.equal({ checkedHeader: 'authorization' });
+      expect(await check('basicAuth', { user: 'ada', password: 'love:lace' }, { authorization: basic('ada:love:lace') })).to.deep.equal({ checkedHeader: 'authorization', caller: 'basic:ada' });
       expect((await refusal(check('basicAuth', BASIC, { authorization: basic('ada:love:lace') }))).code).to.equal('AUTH_INVALID');
     });
 
@@ -89,7 +89,7 @@ describe('authenticate()', () => {
     const HEADER = { name: 'X-Api-Key', value: 'k-123' };
 
     it('lets the right value through and names the credential\'s header, in lower case, as the checked one', async () => {
-      expect(await check('headerAuth', HEADER, { 'x-api-key': 'k-123' })).to.deep.equal({ checkedHeader: 'x-api-key' });
+      expect(await check('headerAuth', HEADER, { 'x-api-key': 'k-123' })).to.deep.equal({ checkedHeader: 'x-api-key', caller: 'header:x-api-key' });
     });
 
     it('answers 500 AUTH_NOT_CONFIGURED for a credential without a name or a value, whatever the call sends', async () => {
@@ -116,7 +116,7 @@ describe('authenticate()', () => {
 
     it('takes the token after any amount of space, and names Authorization as the checked header', async () => {
       const outcome = await check('jwtAuth', { keyType: 'passphrase', secret: SECRET, algorithm: ['HS256'] }, { authorization: `bearer    ${await sign('HS256', hmacKey)}` });
-      expect(outcome).to.include({ checkedHeader: 'authorization' });
+      expect(outcome).to.include({ checkedHeader: 'authorization', caller: 'jwt:[null,"user-7"]' });
     });
 
     it('answers a header that is not exactly Bearer and one token with 401 and the Bearer challenge', async () => {

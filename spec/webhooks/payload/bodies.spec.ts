@@ -100,15 +100,29 @@ for (const mode of runModes('bodies')) for (const host of hostsOf(mode, HOSTS)) 
         expect(res.body.hint).to.match(/line 1/);
       });
 
-      it('never expands nested entities, and refuses expansion past its bound', async () => {
+      it('refuses a "billion laughs" document (entities defined by other entities) 400 BODY_INVALID_XML, and runs nothing', async () => {
         const app = await appWith();
-        const nested = '<!DOCTYPE l [<!ENTITY a "aaaaaaaaaa">' + Array.from({ length: 8 }, (_, i) => `<!ENTITY ${String.fromCharCode(98 + i)} "${`&${String.fromCharCode(97 + i)};`.repeat(10)}">`).join('') + ']><l>&i;</l>';
-        await request(app).post(URL_PATH).set('content-type', 'application/xml').send(nested).expect(200);
-        expect(JSON.stringify(item()?.json.body).length).to.be.lessThan(100);
+        const laughs = '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">' + Array.from({ length: 9 }, (_, i) =>
+          `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? '' : i};`.repeat(10)}">`).join('\n') + ']><lolz>&lol9;</lolz>';
+        const res = await request(app).post(URL_PATH).set('content-type', 'application/xml').send(laughs).expect(400);
+        expect(res.body).to.include({ code: 'BODY_INVALID_XML' });
+        expect(res.body.hint).to.match(/entity "lol1" is defined with another entity/);
+        const quoted = `<!DOCTYPE l [<!ENTITY a 'x'><!ENTITY b 'say &a;'>]><l>&b;</l>`;
+        expect((await request(app).post(URL_PATH).set('content-type', 'application/xml').send(quoted).expect(400)).body.code).to.equal('BODY_INVALID_XML');
+        expect(runs).to.have.length(0);
+      });
+
+      it('expands an entity defined with plain text, and refuses expansion past its bound', async () => {
+        const app = await appWith();
+        await request(app).post(URL_PATH).set('content-type', 'application/xml')
+          .send('<!DOCTYPE note [<!ENTITY who "the team">]><note>Hello &who; &amp; friends</note>').expect(200);
+        expect(item()?.json.body).to.deep.equal({ note: 'Hello the team & friends' });
+        await request(app).post(URL_PATH).set('content-type', 'application/xml')
+          .send('<!DOCTYPE note [<!ENTITY who "me">]><note><![CDATA[<!ENTITY b "&who;">]]></note>').expect(200);
         const wide = `<!DOCTYPE l [<!ENTITY a "${'x'.repeat(9000)}">]><l>${'&a;'.repeat(200)}</l>`;
         const res = await request(app).post(URL_PATH).set('content-type', 'application/xml').send(wide).expect(400);
         expect(res.body.code).to.equal('BODY_INVALID_XML');
-        expect(runs).to.have.length(1);
+        expect(runs).to.have.length(2);
       });
     });
 

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import type { IncomingMessage } from 'node:http';
-import { callerBudget, digest, ipKeyOf } from '../../../lib/webhooks/rate-limit/caller-key.js';
+import { callerBudget, digest, ipKeyOf, normalisedValue } from '../../../lib/webhooks/rate-limit/caller-key.js';
 
 const fakeCall = (headers: Record<string, string | string[]>, remoteAddress = '127.0.0.1'): IncomingMessage =>
   ({ headers, socket: { remoteAddress } }) as unknown as IncomingMessage;
@@ -35,18 +35,30 @@ describe('the caller key of a rate limit', () => {
 
   it('gives each header value its own budget, one budget to every call without it, and never the value itself', () => {
     const key = 'sk_live_0123456789abcdef';
-    const budget = callerBudget('scope', 'x-api-key', fakeCall({ 'x-api-key': key }), { proxyHops: 0, ipv6Prefix: 56 });
+    const budget = callerBudget('scope', 'x-api-key', fakeCall({ 'x-api-key': key }), { proxyHops: 0, ipv6Prefix: 56 }, undefined);
     expect(budget).to.match(/^[\w-]{22}$/).and.not.include(key.slice(0, 6));
-    expect(callerBudget('scope', 'x-api-key', fakeCall({ 'x-api-key': 'another' }), { proxyHops: 0, ipv6Prefix: 56 })).to.not.equal(budget);
-    const without = callerBudget('scope', 'x-api-key', fakeCall({}), { proxyHops: 0, ipv6Prefix: 56 });
-    expect(callerBudget('scope', 'x-api-key', fakeCall({ 'x-api-key': '' }), { proxyHops: 0, ipv6Prefix: 56 })).to.equal(without);
-    expect(callerBudget('other scope', 'x-api-key', fakeCall({ 'x-api-key': key }), { proxyHops: 0, ipv6Prefix: 56 })).to.not.equal(budget);
+    expect(callerBudget('scope', 'x-api-key', fakeCall({ 'x-api-key': 'another' }), { proxyHops: 0, ipv6Prefix: 56 }, undefined)).to.not.equal(budget);
+    const without = callerBudget('scope', 'x-api-key', fakeCall({}), { proxyHops: 0, ipv6Prefix: 56 }, undefined);
+    expect(callerBudget('scope', 'x-api-key', fakeCall({ 'x-api-key': '' }), { proxyHops: 0, ipv6Prefix: 56 }, undefined)).to.equal(without);
+    expect(callerBudget('other scope', 'x-api-key', fakeCall({ 'x-api-key': key }), { proxyHops: 0, ipv6Prefix: 56 }, undefined)).to.not.equal(budget);
   });
 
   it('reads the caller through the trusted proxies only', () => {
     const settings = { proxyHops: 0, ipv6Prefix: 56 };
-    const spoofed = callerBudget('scope', 'ip', fakeCall({ 'x-forwarded-for': '198.51.100.9' }), settings);
+    const spoofed = callerBudget('scope', 'ip', fakeCall({ 'x-forwarded-for': '198.51.100.9' }), settings, undefined);
     expect(spoofed).to.equal(digest('scope', 'ip', '127.0.0.1'));
-    expect(callerBudget('scope', 'ip', fakeCall({ 'x-forwarded-for': '198.51.100.9' }), { ...settings, proxyHops: 1 })).to.equal(digest('scope', 'ip', '198.51.100.9'));
+    expect(callerBudget('scope', 'ip', fakeCall({ 'x-forwarded-for': '198.51.100.9' }), { ...settings, proxyHops: 1 }, undefined)).to.equal(digest('scope', 'ip', '198.51.100.9'));
+  });
+
+  it('counts the header the guard checked by the caller it verified, and any other header by its normalised value', () => {
+    const settings = { proxyHops: 0, ipv6Prefix: 56 };
+    const verified = { checkedHeader: 'authorization', caller: 'basic:ops' };
+    const one = callerBudget('scope', 'authorization', fakeCall({ authorization: 'Basic b3BzOnNlY3JldA==' }), settings, verified);
+    expect(one).to.equal(digest('scope', 'caller', 'basic:ops'));
+    expect(callerBudget('scope', 'authorization', fakeCall({ authorization: 'bAsIc  b3BzOnNlY3JldA' }), settings, verified)).to.equal(one);
+    expect(callerBudget('scope', 'x-tenant', fakeCall({ 'x-tenant': 'a' }), settings, verified)).to.equal(digest('scope', 'header', 'a'));
+    expect(normalisedValue('authorization', 'BASIC\tb3BzOnNlY3JldA===')).to.equal('basic b3BzOnNlY3JldA==');
+    expect(normalisedValue('authorization', 'Bearer   abc.def.ghi ')).to.equal('bearer abc.def.ghi');
+    expect(normalisedValue('x-api-key', ' Key-1 ')).to.equal('Key-1');
   });
 });
