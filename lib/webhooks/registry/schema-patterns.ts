@@ -2,8 +2,9 @@
  * The regular expressions of payload schemas (`pattern`, `patternProperties`), made safe to run on what callers send.
  * A schema may come from an imported workflow, and a backtracking pattern can take seconds on a crafted string, so
  * a pattern is checked when its schema is compiled and bounded when it runs:
- * - at most 256 characters, no backreferences, no repeated group that itself repeats or alternates (`(a+)+`,
- *   `(a|ab)*`: exponential), at most 3 unbounded repeats (`*`, `+`, `{n,}`: polynomial in their number);
+ * - at most 256 characters, no backreferences, no group repeated more than once that itself repeats a varying
+ *   number of times or alternates (`(a+)+`, `(a|ab)*`: exponential), at most 3 unbounded repeats (`*`, `+`, `{n,}`:
+ *   polynomial in their number);
  * - a string of up to 256 characters is tested at once (the bounds above keep that cheap); a longer one in a
  *   separate V8 context with a 50 ms budget, past which it does not match.
  */
@@ -14,6 +15,9 @@ const MAX_UNBOUNDED_REPEATS = 3;
 /** Strings up to this length are tested directly; longer ones under the time budget. */
 const DIRECT_LENGTH = 256;
 const BUDGET_MS = 50;
+
+/** What may follow `(` to say what a group is: `?:`, `?=`, `?!`, `?<=`, `?<!`, `?<name>`. */
+const GROUP_KIND = /^\?(?:<[=!]|<[^>]*>|[:=!])/;
 
 /** Why a pattern is refused, or undefined when it is safe to run. */
 export function riskyPattern(pattern: string): string | undefined {
@@ -39,6 +43,8 @@ export function riskyPattern(pattern: string): string | undefined {
     }
     if (char === '(') {
       groups.push({ repeats: false, alternates: false });
+      // `(?:`, `(?=`, `(?!`, `(?<=`, `(?<!`, `(?<name>`: what follows `(?` says what the group is, not how often.
+      if (pattern[i + 1] === '?') i += (GROUP_KIND.exec(pattern.slice(i + 1))?.[0].length ?? 0);
       continue;
     }
     if (char === ')') {
@@ -56,10 +62,9 @@ export function riskyPattern(pattern: string): string | undefined {
     const repeat = repeatAt(pattern, i);
     if (repeat === undefined) continue;
     i = repeat.end;
-    if (!repeat.many) continue;
     if (repeat.unbounded && ++unbounded > MAX_UNBOUNDED_REPEATS) return `has more than ${MAX_UNBOUNDED_REPEATS} unbounded repeats (*, +, {n,})`;
-    if (after !== undefined && (after.repeats || after.alternates)) return 'repeats a group that itself repeats or alternates, e.g. (a+)+ or (a|ab)*';
-    top.repeats = true;
+    if (repeat.many && after !== undefined && (after.repeats || after.alternates)) return 'repeats a group that itself repeats or alternates, e.g. (a+)+ or (a|ab)*';
+    if (repeat.varies) top.repeats = true;
   }
   return undefined;
 }
@@ -73,29 +78,29 @@ function classEnd(pattern: string, start: number): number {
   return pattern.length;
 }
 
-/** A quantifier at `i`: whether it repeats more than once, whether without bound, and where it ends (lazy `?` included). */
-function repeatAt(pattern: string, i: number): { many: boolean; unbounded: boolean; end: number } | undefined {
+/**
+ * A quantifier at `i`, and where it ends (lazy `?` included): `many` when it repeats more than once, `varies` when
+ * the count is not fixed (a fixed `{2}` leaves a backtracker nothing to try), `unbounded` for `*`, `+`, `{n,}`.
+ */
+function repeatAt(pattern: string, i: number): { many: boolean; varies: boolean; unbounded: boolean; end: number } | undefined {
   const char = pattern[i];
   let end = i;
-  let many: boolean;
-  let unbounded: boolean;
-  if (char === '*' || char === '+') {
-    many = true;
-    unbounded = true;
-  } else if (char === '?') {
-    many = false;
-    unbounded = false;
+  let least: number;
+  let most: number;
+  if (char === '*' || char === '+' || char === '?') {
+    least = char === '+' ? 1 : 0;
+    most = char === '?' ? 1 : Infinity;
   } else if (char === '{') {
     const match = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(i));
     if (match === null) return undefined;
     end = i + match[0].length - 1;
-    unbounded = match[2] !== undefined && match[3] === '';
-    many = unbounded || Number(match[3] ?? match[1]) > 1;
+    least = Number(match[1]);
+    most = match[2] === undefined ? least : match[3] === '' ? Infinity : Number(match[3]);
   } else {
     return undefined;
   }
   if (pattern[end + 1] === '?') end++;
-  return { many, unbounded, end };
+  return { many: most > 1, varies: most !== least, unbounded: most === Infinity, end };
 }
 
 const sandbox = createContext(Object.create(null) as object);
