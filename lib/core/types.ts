@@ -208,7 +208,8 @@ export interface Item {
 
 /**
  * What the Webhook node's trigger puts on its output (the item an n8n Webhook node gives). `Body` is the
- * host's own statement of what callers send: nothing checks the body against it, so validate before trusting it.
+ * host's own statement of what callers send: only the workflow's payload schema (`schemas`) checks the body, so
+ * give it the same schema the type comes from (`SchemaOutput<typeof schema>`).
  */
 export interface TriggerJson<Body = unknown> extends Record<string, unknown> {
   headers: Record<string, string | string[] | undefined>;
