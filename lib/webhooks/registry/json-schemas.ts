@@ -69,10 +69,8 @@ function draftOf(schema: JsonSchema): Draft | undefined {
   return undefined;
 }
 
-/** Why a schema is too large to compile, or undefined. */
-function oversized(schema: JsonSchema): string | undefined {
-  const text = JSON.stringify(schema);
-  if (text === undefined) return 'is not JSON';
+/** Why a schema's JSON text is too large to compile, or undefined. */
+function oversized(text: string): string | undefined {
   if (text.length > MAX_SCHEMA_SIZE) return `is larger than ${MAX_SCHEMA_SIZE} characters of JSON`;
   let depth = 0;
   let deepest = 0;
@@ -93,7 +91,7 @@ function oversized(schema: JsonSchema): string | undefined {
   return deepest > MAX_SCHEMA_DEPTH ? `nests deeper than ${MAX_SCHEMA_DEPTH} levels` : undefined;
 }
 
-/** Schemas compiled lately, by draft, coercion and JSON text: a registry resolves a workflow more than once. */
+/** Schemas compiled lately, by coercion and JSON text (which holds the draft): a registry resolves a workflow more than once. */
 const recent = new Map<string, CompiledCheck>();
 const RECENT = 256;
 
@@ -105,16 +103,18 @@ export function compileJsonSchema(schema: JsonSchema, coerce: boolean): Compiled
   if (typeof schema !== 'boolean' && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) {
     throw new Error('is neither a JSON Schema (an object or a boolean) nor the name of a validator');
   }
-  const size = oversized(schema);
+  // A wait's schemas are resolved with every call to its address: a schema seen lately costs its JSON text only.
+  const text = JSON.stringify(schema);
+  const key = `${coerce} ${text}`;
+  const cached = recent.get(key);
+  if (cached !== undefined) return cached;
+  const size = oversized(text);
   if (size !== undefined) throw new Error(size);
   const draft = draftOf(schema);
   if (draft === undefined) throw new Error('has a $schema other than draft 2020-12 (https://json-schema.org/draft/2020-12/schema) or draft-07 (http://json-schema.org/draft-07/schema#)');
-  const key = `${draft} ${coerce} ${JSON.stringify(schema)}`;
-  const cached = recent.get(key);
-  if (cached !== undefined) return cached;
   const ajv = ajvFor(draft, coerce);
   // ajv holds what it compiled by the schema object; a copy of our own is compiled and let go again.
-  const own = structuredClone(schema) as object | boolean;
+  const own = JSON.parse(text) as object | boolean;
   try {
     const check = ajv.compile(own) as CompiledCheck;
     if (recent.size >= RECENT) recent.delete(recent.keys().next().value as string);
