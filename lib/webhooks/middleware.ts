@@ -101,6 +101,7 @@ export function createWebhookMiddleware(
   const context: Context = { registry, lookupNow: immediateLookup(registry), executor, options: resolved, shared, inFlight, baseUrlOf, waiting, openWaits, hub };
   const openApi = resolved.openApi && documentRoute(registry, resolved.openApi, {
     productionPrefix: resolved.productionPrefix, timeoutStatus: resolved.deadline.status, credentials: resolved.credentials, rateLimit: resolved.rateLimit.default,
+    validators: resolved.schemas,
     waitingPrefix: resolved.waiting.secret === undefined ? undefined : resolved.waiting.prefix,
     baseUrlOf: (req) => baseUrlOf(req, requestMountPath(req)),
   });
