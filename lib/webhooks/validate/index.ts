@@ -7,7 +7,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { WebhookError } from '../../core/errors.js';
-import type { StandardSchemaResult } from '../../core/schemas.js';
+import type { StandardSchema, StandardSchemaResult } from '../../core/schemas.js';
 import type { Kind } from '../body/body-types.js';
 import type { RegisteredWebhook } from '../registry/contract.js';
 import { SCHEMA_PARTS, type JsonSchemaCheck, type NamedSchemaCheck, type ResolvedPayloadSchemas, type SchemaPart } from '../registry/payload-schemas.js';
@@ -43,32 +43,36 @@ function inputOf(parts: CheckedParts, part: SchemaPart): unknown {
   return { ...parts.headers };
 }
 
-function checkJson(check: JsonSchemaCheck, part: SchemaPart, parts: CheckedParts, problems: Problems): void {
+/** Checks a part against its compiled JSON Schema; the problems are added only when there are some. */
+function checkJson(check: JsonSchemaCheck, part: SchemaPart, parts: CheckedParts, problems: Problems | undefined): Problems | undefined {
   const validate = part === 'body' && !STRING_VALUED.has(parts.bodyKind) && check.exact !== undefined ? check.exact : check.coercing;
-  if (!validate(inputOf(parts, part))) problems.addJsonIssues(part, validate.errors);
+  if (validate(inputOf(parts, part))) return problems;
+  const found = problems ?? new Problems();
+  found.addJsonIssues(part, validate.errors);
+  return found;
 }
 
-function take(result: StandardSchemaResult<unknown>, part: SchemaPart, input: unknown, parts: CheckedParts, problems: Problems): void {
+/** Takes a validator's answer: the part's new value, or its issues. */
+function take(result: StandardSchemaResult<unknown>, part: SchemaPart, input: unknown, parts: CheckedParts, problems: Problems | undefined): Problems | undefined {
   if (result.issues !== undefined) {
-    problems.addStandardIssues(part, result.issues, input);
-    return;
+    const found = problems ?? new Problems();
+    found.addStandardIssues(part, result.issues, input);
+    return found;
   }
   if (part === 'body') parts.body = result.value;
   else if (part === 'query' && typeof result.value === 'object' && result.value !== null) parts.query = result.value as Record<string, unknown>;
+  return problems;
 }
 
-function checkNamed(
-  check: NamedSchemaCheck, part: SchemaPart, parts: CheckedParts, problems: Problems, validators: NamedValidators, webhook: RegisteredWebhook,
-): Promise<void> | undefined {
+function validatorOf(check: NamedSchemaCheck, part: SchemaPart, validators: NamedValidators, webhook: RegisteredWebhook): StandardSchema {
   const validator = validators.get(check.name);
   if (validator === undefined) throw missing(webhook, part, check.name);
-  const input = inputOf(parts, part);
-  const result = validator['~standard'].validate(input);
-  if (!(result instanceof Promise)) {
-    take(result, part, input, parts, problems);
-    return undefined;
-  }
-  return result.then((settled) => { take(settled, part, input, parts, problems); });
+  return validator;
+}
+
+function refuse(problems: Problems | undefined): void {
+  const error = problems?.error();
+  if (error !== undefined) throw error;
 }
 
 /**
@@ -76,25 +80,24 @@ function checkNamed(
  * every place that did not match, in every part. Synchronous unless a validator answers with a promise.
  */
 export function checkPayload(webhook: RegisteredWebhook, schemas: ResolvedPayloadSchemas, parts: CheckedParts, validators: NamedValidators): Promise<void> | undefined {
-  const problems = new Problems();
+  // Nothing is made for a call that matches: the problems only once one is found.
+  let problems: Problems | undefined;
   let pending: Promise<void>[] | undefined;
   for (const part of SCHEMA_PARTS) {
     const check = schemas[part];
     if (check === undefined) continue;
     if (check.kind === 'json') {
-      checkJson(check, part, parts, problems);
+      problems = checkJson(check, part, parts, problems);
       continue;
     }
-    const waiting = checkNamed(check, part, parts, problems, validators, webhook);
-    if (waiting !== undefined) (pending ??= []).push(waiting);
+    const input = inputOf(parts, part);
+    const result = validatorOf(check, part, validators, webhook)['~standard'].validate(input);
+    if (result instanceof Promise) (pending ??= []).push(result.then((settled) => { problems = take(settled, part, input, parts, problems); }));
+    else problems = take(result, part, input, parts, problems);
   }
   if (pending === undefined) {
-    const error = problems.error();
-    if (error !== undefined) throw error;
+    refuse(problems);
     return undefined;
   }
-  return Promise.all(pending).then(() => {
-    const error = problems.error();
-    if (error !== undefined) throw error;
-  });
+  return Promise.all(pending).then(() => { refuse(problems); });
 }
