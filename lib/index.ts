@@ -24,6 +24,7 @@ export { RouteTable, routeKey } from './webhooks/registry/route-table.js';
 export { TestListens } from './webhooks/registry/test-listens.js';
 export {
   ERROR_CODES,
+  PayloadInvalidError,
   WebhookConflictError,
   WebhookError,
   type WebhookConflict,
@@ -56,5 +57,6 @@ export type {
 } from './core/rate-limits.js';
 export type * from './webhooks/registry/contract.js';
 export type * from './core/waits.js';
+export type * from './core/schemas.js';
 export type { WaitingMiddlewareOptions } from './webhooks/waiting/settings.js';
 export { HTTP_METHODS, RESPONSE_DATA, RESPONSE_MODES, AUTHENTICATIONS, SIGNATURE_SCHEMES } from './core/types.js';

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
  * The folders of lib/webhooks read as the request path: a stage may use the stages before it, never one after it,
  * so a reader can follow a call from the first folder to the last.
  */
-const STAGES = ['registry', 'request', 'guards', 'rate-limit', 'body', 'uploads', 'payload', 'run', 'response'];
+const STAGES = ['registry', 'request', 'guards', 'rate-limit', 'body', 'uploads', 'payload', 'validate', 'run', 'response'];
 /** The wiring: it may use every stage. (The contracts every stage shares are lib/core/, below them all.) */
 const WIRING = ['middleware.ts', 'served-call.ts', 'call-wiring.ts', 'options.ts'];
 /**
@@ -38,7 +38,7 @@ const LAYER_OF: Record<string, Layer> = {
   definitions: 'standalone', 'definitions/rules': 'standalone', 'definitions/values': 'standalone',
   core: 'core',
   'webhooks/registry': 'stages', 'webhooks/request': 'stages', 'webhooks/guards': 'stages', 'webhooks/rate-limit': 'stages', 'webhooks/body': 'stages',
-  'webhooks/uploads': 'stages', 'webhooks/payload': 'stages', 'webhooks/run': 'stages', 'webhooks/response': 'stages',
+  'webhooks/uploads': 'stages', 'webhooks/payload': 'stages', 'webhooks/validate': 'stages', 'webhooks/run': 'stages', 'webhooks/response': 'stages',
   'webhooks/describe': 'stages',
   webhooks: 'addresses', 'webhooks/waiting': 'addresses',
   redis: 'entries', queue: 'entries', 'queue/binary': 'entries', telemetry: 'entries', fastify: 'entries',

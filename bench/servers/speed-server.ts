@@ -6,7 +6,8 @@
  * `middleware` (this middleware in Express 5), `middleware-reads` (the same, its run reading every file's bytes,
  * which joins them into one Buffer), `middleware-otel-api` and `middleware-otel-sdk` (the middleware with
  * OpenTelemetry, without and with an SDK), `middleware-console` (the middleware with the webhook console mounted,
- * which records every call), `mwnode` (this middleware on node:http) or `connect-front` (this middleware mounted at /hooks
+ * which records every call), `mwnode` (this middleware on node:http), `mwnode-schema` (the same with a 10-field JSON
+ * Schema for the body) or `connect-front` (this middleware mounted at /hooks
  * by Connect in front of an Express app), and kind `json`, `form` or `multipart`. It
  * imports the package by name, so the runner decides whether that is the built package (as hosts run it) or the
  * sources; with BENCH_BUILD (the main module of an older build, bench/speed/baselines.ts) the middleware is that
@@ -96,9 +97,26 @@ async function telemetryOf(name: string): Promise<CallTelemetry | undefined> {
   });
 }
 
+/** `mwnode-schema`'s body schema: ten fields, the bench's JSON body's six among them, compiled once at activation. */
+const ORDER_SCHEMA = {
+  type: 'object',
+  required: ['order', 'items', 'customer'],
+  properties: {
+    order: { type: 'integer', minimum: 1 },
+    items: { type: 'array', maxItems: 100, items: { type: 'object', required: ['sku', 'qty'], properties: { sku: { type: 'string', maxLength: 64 }, qty: { type: 'integer', minimum: 1 } } } },
+    customer: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 }, email: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$' } } },
+    note: { type: 'string', maxLength: 500 },
+    currency: { enum: ['EUR', 'USD', 'GBP'] },
+    gift: { type: 'boolean' },
+  },
+};
+
 async function withMiddleware(bare: boolean, readsFiles: boolean): Promise<RequestListener> {
   const registry = new MemoryWebhookRegistry();
-  await registry.activate({ workflowId: 'hook', nodes: [{ name: 'Webhook', parameters: { path: 'hook', httpMethod: 'POST' } }] });
+  await registry.activate({
+    workflowId: 'hook', nodes: [{ name: 'Webhook', parameters: { path: 'hook', httpMethod: 'POST' } }],
+    ...(family === 'mwnode-schema' ? { schemas: { Webhook: { body: ORDER_SCHEMA } } } : {}),
+  });
   const output = { items: [{ json: { ok: true } }] };
   const executor: WebhookExecutor = readsFiles
     ? (run) => {
@@ -153,7 +171,7 @@ function ceiling(): RequestListener {
 }
 
 const listener = family === 'node' ? bareNode() : family === 'switched' ? switched() : family === 'ceiling' ? ceiling() : family === 'express' ? bareExpress()
-  : await withMiddleware(family === 'mwnode', family === 'middleware-reads');
+  : await withMiddleware(family === 'mwnode' || family === 'mwnode-schema', family === 'middleware-reads');
 serveGcProbe();
 const server = createServer(listener);
 server.keepAliveTimeout = 60_000;

@@ -24,6 +24,7 @@ export type NodeRed = { dir: string } | { notRun: string };
 export const LABELS: Record<string, string> = {
   limit: 'node:http that only parses the body and answers (the limit)',
   node: 'this middleware on node:http (onReceived)',
+  schema: 'this middleware on node:http, the body checked by a 10-field JSON Schema (small JSON only)',
   switched: 'node:http, the limit\'s handler after switching the prototypes of req and res as Express 5 does (no Express)',
   ceiling: 'Express 5, the same parse-and-answer handler in app.use() (Express\'s ceiling)',
   express: 'this middleware in Express 5 (onReceived)',
@@ -51,7 +52,9 @@ function all(kind: Kind, nodeRed: NodeRed, baselines: readonly BuiltBaseline[]):
       args: [host === 'node' ? 'mwnode' : 'middleware', kind], env: { BENCH_BUILD: baseline.entry }, allocation: true }]
     : []));
   const list = [
-    speed('limit', 'node', true), speed('node', 'mwnode', true), ...pinned('node'),
+    speed('limit', 'node', true), speed('node', 'mwnode', true),
+    // A payload schema's cost per call, beside the same build without one (docs/payload-schemas.md).
+    ...(kind === 'json' ? [speed('schema', 'mwnode-schema', true)] : []), ...pinned('node'),
     speed('switched', 'switched', true), speed('ceiling', 'ceiling', true), speed('express', 'middleware', true),
     { ...speed('front', 'connect-front', false), prefix: '/hooks' }, ...pinned('express'),
     speed('route', 'express', false),

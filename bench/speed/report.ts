@@ -16,6 +16,7 @@ function ratios(baselines: readonly BuiltBaseline[]): Ratio[] {
   return [
     { label: 'middleware on node:http ÷ the limit', over: 'node', of: 'limit', goal: { json: 0.85, form: 0.85, multipart: 0.9 } },
     { label: 'middleware in Express 5 ÷ Express\'s ceiling', over: 'express', of: 'ceiling', goal: 0.9 },
+    { label: 'with a 10-field JSON Schema ÷ without, on node:http', over: 'schema', of: 'node', goal: 0.95 },
     // What Express's own cost is made of: its prototype switch alone, then all of it, against the limit.
     { label: 'the limit after Express\'s prototype switch ÷ the limit', over: 'switched', of: 'limit' },
     { label: 'Express\'s ceiling ÷ the limit', over: 'ceiling', of: 'limit' },

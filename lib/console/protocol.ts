@@ -193,6 +193,8 @@ export interface ListenSnapshot {
   listen: ListenState;
   /** A run of this listen that waits for a call at its resume address; null when none. */
   wait: WaitDto | null;
+  /** The last test call its payload schema refused while listening (the listen goes on): where and what was expected. */
+  refused?: { at: number; nodeName?: string; message: string; errors: { path: string; message: string }[] } | null;
 }
 
 /** A test run waiting at its (signed) resume address: the console's own listen started it, so it shows the address. */
@@ -226,6 +228,8 @@ export interface CallRecord {
   code?: string;
   /** Its message (never a credential: the library's own texts). */
   message?: string;
+  /** PAYLOAD_INVALID: where the call did not match its schema and what was expected (never the values sent). */
+  errors?: { path: string; message: string }[];
   /** The instance that served it (the console's `instance` option), when several serve one registry. */
   instance?: string;
 }

@@ -3,6 +3,7 @@
  * {@link ERROR_CODES}, the HTTP `status` it answers with, and an optional `hint` that says what to do about it.
  * Errors are thrown where they are detected and turned into HTTP in exactly one place (`webhooks/response/error-answer.ts`).
  */
+import type { PayloadProblem } from './schemas.js';
 
 /** Catalogue of error codes: code → HTTP status. Codes never change meaning once published. */
 export const ERROR_CODES = {
@@ -97,6 +98,13 @@ export const ERROR_CODES = {
   LIMIT_FIELD_SIZE: 413,
   /** A form field or file field name longer than `limits.fieldNameSize`. */
   LIMIT_FIELD_NAME_SIZE: 413,
+  /**
+   * The call's body, query or headers do not match the webhook's schema: answered with `errors` (where, and what
+   * was expected there; never the values sent); no run starts.
+   */
+  PAYLOAD_INVALID: 422,
+  /** The webhook's schema names a validator this instance was not given in its `schemas` option: refused, never skipped. */
+  PAYLOAD_SCHEMA_MISSING: 500,
   /** The workflow executor threw or rejected. */
   WORKFLOW_FAILED: 500,
   /** The executor returned something that is not `{ items: Item[] }`. */
@@ -231,6 +239,24 @@ export class WebhookConflictError extends WebhookError {
     this.name = 'WebhookConflictError';
     const { method, path, workflowId, workflowName, nodeName } = conflict;
     this.conflict = { method, path, workflowId, workflowName, nodeName };
+  }
+}
+
+/**
+ * A call refused by its webhook's schema (422 `PAYLOAD_INVALID`): its answer lists the places that did not match,
+ * at most a bounded number of them, each a JSON pointer and what was expected there.
+ */
+export class PayloadInvalidError extends WebhookError {
+  readonly errors: readonly PayloadProblem[];
+
+  constructor(message: string, errors: readonly PayloadProblem[], hint: string) {
+    super('PAYLOAD_INVALID', message, { hint });
+    this.name = 'PayloadInvalidError';
+    this.errors = errors;
+  }
+
+  override toJSON(): { code: WebhookErrorCode; message: string; hint?: string; errors: readonly PayloadProblem[] } {
+    return { ...super.toJSON(), errors: this.errors };
   }
 }
 

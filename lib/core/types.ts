@@ -6,6 +6,7 @@
 import type { ExecutionHint } from '../definitions/hints.js';
 import type { RunWaiting, SuspendOptions } from './waits.js';
 import type { RateLimitSetting } from './rate-limits.js';
+import type { NodePayloadSchemas } from './schemas.js';
 
 export type { ExecutionHint };
 
@@ -151,6 +152,12 @@ export interface WorkflowWebhooks {
   nodes: WebhookNode[];
   /** How its runs are scheduled in queue mode. */
   settings?: WorkflowSettings;
+  /**
+   * Payload schemas of its Webhook nodes, by node name: `{ body?, query?, headers? }`, each a JSON Schema (compiled
+   * at activation) or the name of a validator object given to the middleware's `schemas` option. A call that does
+   * not match is answered 422 `PAYLOAD_INVALID` before any run.
+   */
+  schemas?: Record<string, NodePayloadSchemas>;
   /** Its Wait nodes that resume on a webhook call, by node name, as options for `run.waitForCall()` or `run.suspend()` (registries ignore them). */
   waits?: Record<string, SuspendOptions>;
 }
@@ -201,7 +208,8 @@ export interface Item {
 
 /**
  * What the Webhook node's trigger puts on its output (the item an n8n Webhook node gives). `Body` is the
- * host's own statement of what callers send: nothing checks the body against it, so validate before trusting it.
+ * host's own statement of what callers send: only the workflow's payload schema (`schemas`) checks the body, so
+ * give it the same schema the type comes from (`SchemaOutput<typeof schema>`).
  */
 export interface TriggerJson<Body = unknown> extends Record<string, unknown> {
   headers: Record<string, string | string[] | undefined>;

@@ -12,6 +12,7 @@ import type {
   WebhookNodeOptions,
 } from './types.js';
 import type { WebhookLimitsOptions } from './option-limits.js';
+import type { NodePayloadSchemas } from './schemas.js';
 
 /**
  * How the resume address takes its call: the options of the platform's Wait node ("Resume: On Webhook Call"). Every
@@ -41,6 +42,11 @@ export interface WaitOptions {
   limits?: WebhookLimitsOptions;
   /** The node name the resumed run and the events report. Default `Wait`. */
   nodeName?: string;
+  /**
+   * What the resume call must send: JSON Schemas, or names of the middleware's `schemas` validators, for its body,
+   * query and headers. A call that does not match is answered 422 `PAYLOAD_INVALID` and the run keeps waiting.
+   */
+  schemas?: NodePayloadSchemas;
 }
 
 export interface WaitForCallOptions extends WaitOptions {

@@ -18,6 +18,7 @@ import { limitCall, rateLimitSettings } from './rate-limit/index.js';
 import { answerOptions } from './guards/preflight.js';
 import { bodyPace, parsePayload, type Payload } from './payload/index.js';
 import { parseQuery } from './payload/query.js';
+import { checkPayload } from './validate/index.js';
 import { buildRun, runStarted } from './run/build-run.js';
 import { isHandOff } from './run/hand-off.js';
 import { baseUrlResolver } from './request/host.js';
@@ -100,6 +101,7 @@ export function createWebhookMiddleware(
   const context: Context = { registry, lookupNow: immediateLookup(registry), executor, options: resolved, shared, inFlight, baseUrlOf, waiting, openWaits, hub };
   const openApi = resolved.openApi && documentRoute(registry, resolved.openApi, {
     productionPrefix: resolved.productionPrefix, timeoutStatus: resolved.deadline.status, credentials: resolved.credentials, rateLimit: resolved.rateLimit.default,
+    validators: resolved.schemas,
     waitingPrefix: resolved.waiting.secret === undefined ? undefined : resolved.waiting.prefix,
     baseUrlOf: (req) => baseUrlOf(req, requestMountPath(req)),
   });
@@ -192,6 +194,15 @@ async function handleCall(call: Served): Promise<void> {
     const payloadSettings = waitMatch === undefined ? context.shared.payload : { ...context.shared.payload, limits: waitMatch.wait.limits };
     payload = await parsePayload(req, payloadSettings, webhook.parameters, auth !== undefined && 'signature' in auth ? auth.signature : undefined);
     call.release = payload.cleanup;
+    let query = parseQuery(waitMatch === undefined ? target.search : waitMatch.search);
+    if (webhook.schemas !== undefined) {
+      // Before the run, its test listen, its wait or its job: a call that does not match uses none of them up.
+      const parts = { body: payload.body, query, headers: req.headers, bodyKind: payload.kind };
+      const checked = checkPayload(webhook, webhook.schemas, parts, options.schemas);
+      if (checked !== undefined) await checked;
+      payload.body = parts.body;
+      query = parts.query;
+    }
     const report = reporter(options, call, webhook, webhook.kind);
     const parameters = webhook.parameters;
     const responder = parameters.responseMode === 'responseNode'
@@ -201,7 +212,7 @@ async function handleCall(call: Served): Promise<void> {
       req,
       target,
       match: { webhook, params },
-      query: parseQuery(waitMatch === undefined ? target.search : waitMatch.search),
+      query,
       payload,
       baseUrl,
       prefix: target.kind === 'waiting' ? options.waiting.prefix : target.kind === 'test' ? options.testPrefix : options.productionPrefix,

@@ -21,8 +21,9 @@ import type { WorkflowFailureContext } from './run/report.js';
 import { resolveWaitingOptions, type ResolvedWaitingOptions, type WaitingMiddlewareOptions } from './waiting/settings.js';
 import { resolveOpenApiRoute, type OpenApiRouteOptions, type ResolvedOpenApiRoute } from './describe/settings.js';
 import { resolveRateLimitOptions, type RateLimitOptions, type ResolvedRateLimitOptions } from './rate-limit/settings.js';
+import { resolveNamedValidators, type NamedValidators, type SchemaMiddlewareOptions } from './validate/index.js';
 
-export interface WebhookMiddlewareOptions extends WaitingMiddlewareOptions {
+export interface WebhookMiddlewareOptions extends WaitingMiddlewareOptions, SchemaMiddlewareOptions {
   /** First path segment of production addresses. Default `webhook`. */
   productionPrefix?: string;
   /** First path segment of test addresses. Default `webhook-test`. */
@@ -135,11 +136,14 @@ export interface ResolvedOptions {
   /** Resume addresses: their signing secret (undefined: runs cannot wait) and prefix. */
   waiting: ResolvedWaitingOptions;
   rateLimit: ResolvedRateLimitOptions;
+  /** The validators workflows' `schemas` name (option `schemas`). */
+  schemas: NamedValidators;
 }
 
 const KNOWN_OPTIONS = new Set(['productionPrefix', 'testPrefix', 'publicUrl', 'allowedHosts', 'errorHandling', 'onWorkflowError', 'limits', 'uploads',
   'responseTimeoutMs', 'timeoutStatus', 'onEvent', 'telemetry', 'proxyHops', 'credentials', 'logger', 'requestIdHeader', 'maxRunMs', 'bodyTimeoutMs',
-  'minBodyRate', 'forbiddenResponseHeaders', 'openApi', 'waitingSecret', 'waitingPrefix', 'rateLimit']);
+  'minBodyRate', 'forbiddenResponseHeaders', 'openApi', 'waitingSecret', 'waitingPrefix', 'rateLimit',
+  'schemas']);
 
 function resolveDeadline(ms: unknown, status: unknown): DeadlineSettings {
   let timeout = 100_000;
@@ -268,5 +272,6 @@ export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly
     openApi: resolveOpenApiRoute(options.openApi, [productionPrefix, testPrefix, waiting.prefix]),
     waiting,
     rateLimit: resolveRateLimitOptions(options.rateLimit),
+    schemas: resolveNamedValidators(options.schemas),
   });
 }

@@ -4,6 +4,8 @@
  * way are bounded, so a host whose calls never end cannot grow this map without limit.
  */
 import type { WebhookEvent } from '../../core/events.js';
+import { PayloadInvalidError } from '../../core/errors.js';
+import type { PayloadProblem } from '../../core/schemas.js';
 import type { WebhookMiddlewareSettings } from '../../core/types.js';
 import type { CallRecord } from '../protocol.js';
 
@@ -32,7 +34,7 @@ export class CallRecorder {
         break;
       case 'rejected':
       case 'failed':
-        this.#failed(event.callId, event.error.code, event.error.message);
+        this.#failed(event.callId, event.error.code, event.error.message, event.error instanceof PayloadInvalidError ? event.error.errors : undefined);
         break;
       case 'timedOut':
         this.#failed(event.callId, 'WORKFLOW_TIMEOUT', 'The workflow did not answer before the response deadline.');
@@ -65,12 +67,13 @@ export class CallRecorder {
     this.#underWay.set(event.callId, record);
   }
 
-  #failed(callId: string, code: string, message: string): void {
+  #failed(callId: string, code: string, message: string, errors?: readonly PayloadProblem[]): void {
     const record = this.#underWay.get(callId);
     // The first failure is the cause; a later one (the answer after a stop) only repeats it.
     if (record === undefined || record.code !== undefined) return;
     record.code = code;
     record.message = message;
+    if (errors !== undefined) record.errors = [...errors];
   }
 
   #close(callId: string, status: number | undefined, durationMs: number): void {

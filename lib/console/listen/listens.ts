@@ -6,6 +6,7 @@
  * The call's secrets are found when it arrives, and every snapshot of it is shown redacted.
  */
 import type { WebhookEvent } from '../../core/events.js';
+import { PayloadInvalidError } from '../../core/errors.js';
 import { callSecrets } from '../../webhooks/guards/secrets.js';
 import type { CapturedRun, TestListenEvent, TestListenHandle, WebhookRegistry } from '../../webhooks/registry/contract.js';
 import type { ExecutionResult, WebhookMiddlewareSettings, WebhookRun, WorkflowWebhooks } from '../../core/types.js';
@@ -40,7 +41,11 @@ interface Session {
   workflowId: string;
   current?: Listen;
   wait: WaitDto | null;
+  refused: ListenSnapshot['refused'];
 }
+
+/** Test calls under way (their `received` events), so that a refusal can be told apart from a production call's. */
+const TEST_CALLS_KEPT = 100;
 
 /** Without a deadline of the middleware's own, a caller still meets proxies' (Cloudflare's, the hosted offering's): 100 s. */
 const NO_DEADLINE_LIMIT_MS = 100_000;
@@ -60,6 +65,7 @@ export class ConsoleListens {
   readonly #maxFileBytes: number;
   readonly #send: (event: ConsoleEvent) => void;
   readonly #sessions = new Map<string, Session>();
+  readonly #testCalls = new Set<string>();
 
   constructor(options: ConsoleListensOptions, send: (event: ConsoleEvent) => void) {
     this.#registry = options.registry;
@@ -89,7 +95,7 @@ export class ConsoleListens {
     const plan = await planListen(workflow, this.#settings, webhookBase);
     let session = this.#sessions.get(workflow.workflowId);
     if (session === undefined) {
-      session = { workflowId: workflow.workflowId, wait: null };
+      session = { workflowId: workflow.workflowId, wait: null, refused: null };
       this.#sessions.set(workflow.workflowId, session);
     }
     const listen: Listen = { state: { state: 'idle' }, windowSeconds: Math.round(timeoutMs / 1000), plan, files: new Map(), outcome: {} };
@@ -97,6 +103,7 @@ export class ConsoleListens {
     // Set before listening: the listen being replaced reports its end while listenForTest runs, and that end is old news.
     session.current = listen;
     session.wait = null;
+    session.refused = null;
     const active = session;
     try {
       listen.handle = await this.#registry.listenForTest(workflow, { timeoutMs, onEvent: (event) => this.#onEvent(active, listen, event) });
@@ -129,6 +136,10 @@ export class ConsoleListens {
 
   /** The middleware's events, for the waits of the listens' own runs (and of runs resumed from them that wait again). */
   webhookEvent(event: WebhookEvent): void {
+    if (event.type === 'received' || event.type === 'rejected') {
+      this.#testCall(event);
+      return;
+    }
     if ((event.type !== 'waiting' && event.type !== 'resumed' && event.type !== 'expired') || event.mode !== 'test') return;
     const session = this.#sessions.get(event.workflowId);
     const run = session?.current?.run;
@@ -140,6 +151,21 @@ export class ConsoleListens {
       session.wait = { ...session.wait, status: event.type };
       this.#publish(session);
     }
+  }
+
+  /** A test call refused by its payload schema while its workflow listens: the page shows it, and the listen goes on. */
+  #testCall(event: Extract<WebhookEvent, { type: 'received' | 'rejected' }>): void {
+    if (event.type === 'received') {
+      if (event.kind !== 'test') return;
+      if (this.#testCalls.size >= TEST_CALLS_KEPT) this.#testCalls.delete(this.#testCalls.values().next().value as string);
+      this.#testCalls.add(event.callId);
+      return;
+    }
+    if (!this.#testCalls.delete(event.callId) || !(event.error instanceof PayloadInvalidError) || event.workflowId === undefined) return;
+    const session = this.#sessions.get(event.workflowId);
+    if (session?.current?.state.state !== 'listening') return;
+    session.refused = { at: Date.now(), nodeName: event.nodeName, message: event.error.message, errors: [...event.error.errors] };
+    this.#publish(session);
   }
 
   async #waiting(session: Session, run: CapturedRun, waitId: string, form: WaitDto['form'], expiresAt: number): Promise<void> {
@@ -232,6 +258,6 @@ export class ConsoleListens {
   #snapshot(session: Session): ListenSnapshot {
     const state = session.current?.state ?? { state: 'idle' };
     const listen = state.state === 'listening' ? { ...state, secondsLeft: secondsLeft(state.expiresAt) } : state;
-    return { workflowId: session.workflowId, listen, wait: session.wait };
+    return { workflowId: session.workflowId, listen, wait: session.wait, refused: session.refused };
   }
 }

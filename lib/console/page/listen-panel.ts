@@ -2,7 +2,7 @@
  * Listen for test event, for one workflow: starts a listen, and shows the listen as the server pushes it to every
  * page (the countdown every second, the call's arrival, the workflow's output, the end), so every tab open on the
  * workflow sees the same listen, whichever tab started it. After a call: what it captured (run-view), and a run
- * that waits for a call shows its resume address.
+ * that waits for a call shows its resume address. A test call its payload schema refused is shown with its errors.
  */
 import type { NodeDescription } from 'workflow-webhooks/definitions';
 import type { ListenSnapshot, ListenState, RunDto, WorkflowDto } from '../protocol.js';
@@ -47,6 +47,8 @@ export function listenPanel(options: ListenPanelOptions): ListenPanel {
   const meter = h('progress', { class: 'window', max: 1, value: 0, hidden: true, 'aria-hidden': 'true' });
   const problem = h('p', { class: 'issue', role: 'alert', hidden: true });
   const wait = waitView();
+  // A test call its payload schema refused: where and what was expected; the listen goes on for a call that matches.
+  const refusedNote = h('div', { class: 'issue refused', role: 'status', hidden: true });
   const parametersOf = (run: RunDto | undefined): Record<string, unknown> =>
     (run === undefined ? workflow.nodes[0] : workflow.nodes.find((node) => node.name === run.nodeName))?.parameters ?? {};
   const results = runView({
@@ -86,6 +88,15 @@ export function listenPanel(options: ListenPanelOptions): ListenPanel {
     }
     results.show(lastRun);
     wait.show(snapshot?.wait ?? null);
+    const refused = snapshot?.refused ?? null;
+    refusedNote.hidden = refused === null || !listening;
+    if (refused !== null) {
+      refusedNote.replaceChildren(
+        h('p', {}, `A test call${refused.nodeName === undefined ? '' : ` to node "${refused.nodeName}"`} was refused (422 PAYLOAD_INVALID): `
+          + `${refused.message} Still listening for a call that matches.`),
+        h('ul', {}, ...refused.errors.map((error) => h('li', {}, h('code', {}, error.path), ` ${error.message}`))),
+      );
+    }
   };
 
   const stopFollowing = store.subscribe((workflowId, change) => {
@@ -125,6 +136,6 @@ export function listenPanel(options: ListenPanelOptions): ListenPanel {
   const element = h('section', { class: 'listen-panel', 'aria-labelledby': 'listen-panel-title' },
     h('h3', { id: 'listen-panel-title' }, 'Test event'),
     h('div', { class: 'listen-row' }, listenButton, stopButton, meter),
-    status, countdownLine, problem, wait.element, results.element);
+    status, countdownLine, problem, refusedNote, wait.element, results.element);
   return { element, close: stopFollowing };
 }

@@ -31,9 +31,9 @@ export class ListenStore {
 
   event(event: ConsoleEvent): void {
     if (event.type === 'listen') {
-      const { workflowId, listen, wait } = event;
+      const { workflowId, listen, wait, refused } = event;
       this.#heard.set(workflowId, (this.#heard.get(workflowId) ?? 0) + 1);
-      this.#set({ workflowId, listen, wait }, 'snapshot');
+      this.#set({ workflowId, listen, wait, refused }, 'snapshot');
     } else if (event.type === 'countdown') {
       const known = this.#snapshots.get(event.workflowId);
       if (known?.listen.state !== 'listening' || known.listen.listenId !== event.listenId) return;

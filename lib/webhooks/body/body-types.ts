@@ -16,6 +16,8 @@ export interface Payload {
   signature?: VerifiedSignature;
   /** Removes the call's temp files; safe to call more than once. */
   cleanup(): Promise<void>;
+  /** How the body was parsed (a schema reads form, multipart and XML values as the types it says); absent: no body, or a host parser's. */
+  kind?: Kind;
 }
 
 /** The middleware's settings, the same for every call (built once, at the factory). */

@@ -11,6 +11,7 @@ import { operationIdOf, operationOf, workflowLabel } from './operation.js';
 import { errorComponents, errorSchema } from './responses.js';
 import { credentialOf, SecuritySchemes, type CredentialLookup } from './security.js';
 import { waitingPath } from './waiting.js';
+import type { StandardSchema } from '../../core/schemas.js';
 
 /** An OpenAPI 3.1 document, as JSON. */
 export interface OpenApiDocument {
@@ -42,6 +43,8 @@ export interface DocumentSettings {
   credentials: CredentialLookup | undefined;
   /** The middleware's `rateLimit.default`: the limit of addresses whose workflow sets none. */
   rateLimit: readonly ResolvedRateLimitPolicy[] | undefined;
+  /** The middleware's `schemas` validators, for the payload schemas they can describe. */
+  validators?: ReadonlyMap<string, StandardSchema> | undefined;
 }
 
 const DEFAULT_DESCRIPTION = 'The production webhooks of the active workflows, as they are now: the document changes whenever a workflow '
@@ -101,6 +104,7 @@ export async function buildDocument(webhooks: readonly RegisteredWebhook[], sett
   const paths: Record<string, Record<string, unknown>> = {};
   const addresses = new Map<string, { key: string; names: string[] }>();
   const tags = new Map<string, string>();
+  const schemas: Record<string, unknown> = { WebhookError: errorSchema() };
   for (const webhook of production) {
     const shape = pathShape(webhook.path);
     let address = addresses.get(shape);
@@ -119,6 +123,8 @@ export async function buildDocument(webhooks: readonly RegisteredWebhook[], sett
       canonicalNames: address.names,
       timeoutStatus: settings.timeoutStatus,
       rateLimit: limitsOf(webhook, settings.rateLimit),
+      components: schemas,
+      validators: settings.validators,
     });
     tags.set(workflowLabel(webhook), webhook.workflowId);
   }
@@ -137,7 +143,7 @@ export async function buildDocument(webhooks: readonly RegisteredWebhook[], sett
     })),
     paths,
     components: {
-      schemas: { WebhookError: errorSchema() },
+      schemas,
       responses: errorComponents(settings.timeoutStatus),
       ...(Object.keys(schemes).length === 0 ? {} : { securitySchemes: schemes }),
     },

@@ -6,6 +6,8 @@ import type { RegisteredWebhook } from '../registry/contract.js';
 import { describeRateLimit, type ResolvedRateLimitPolicy } from '../../core/rate-limits.js';
 import { errorStatuses, responsesOf } from './responses.js';
 import type { NodeSecurity } from './security.js';
+import type { StandardSchema } from '../../core/schemas.js';
+import { describeParts, schemaParameters, schemaSentence, type DescribedPart } from './payload-schemas.js';
 
 /** Methods whose calls are described with a body; GET and HEAD bodies are read too, but have no agreed meaning. */
 const BODY_METHODS: ReadonlySet<string> = new Set(['DELETE', 'PATCH', 'POST', 'PUT']);
@@ -39,7 +41,7 @@ export function operationIdOf(webhook: RegisteredWebhook): string {
   return /^[0-9]/.test(id) ? `workflow${id}` : id;
 }
 
-function requestBody(webhook: RegisteredWebhook): Record<string, unknown> {
+function requestBody(webhook: RegisteredWebhook, checked: DescribedPart | undefined): Record<string, unknown> {
   const { binaryData, binaryPropertyName, rawBody } = webhook.parameters;
   if (binaryData) {
     return {
@@ -50,16 +52,18 @@ function requestBody(webhook: RegisteredWebhook): Record<string, unknown> {
     };
   }
   const raw = rawBody ? ' The untouched bytes are kept as well, as the binary property "data" (option rawBody).' : '';
+  // A described schema is what JSON, form fields and XML must match (form and XML values read as the types it says).
+  const schema = checked !== undefined && 'component' in checked ? { $ref: `#/components/schemas/${checked.component}` } : undefined;
   return {
     required: false,
     description: 'Reaches the workflow as the trigger item\'s body: JSON (also text/json and any +json type) as parsed, form fields flat '
       + '(a repeated name as a list), text as a string, XML (also text/xml and any +xml type) as an object. Multipart files, and a body '
       + `of any other media type, arrive as binary properties${binaryPropertyName === undefined ? '' : ` named after "${binaryPropertyName}"`}.${raw}`,
     content: {
-      'application/json': { schema: {} },
-      'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: FIELD } },
+      'application/json': { schema: schema ?? {} },
+      'application/x-www-form-urlencoded': { schema: schema ?? { type: 'object', additionalProperties: FIELD } },
       'multipart/form-data': { schema: { type: 'object', additionalProperties: { anyOf: [TEXT, BINARY, { type: 'array', items: { anyOf: [TEXT, BINARY] } }] } } },
-      'application/xml': { schema: TEXT },
+      'application/xml': { schema: schema ?? TEXT },
       'text/plain': { schema: TEXT },
       'application/octet-stream': { schema: BINARY },
     },
@@ -103,21 +107,27 @@ export interface OperationContext {
   timeoutStatus: number;
   /** The rate limits that hold at the address, if any. */
   rateLimit: readonly ResolvedRateLimitPolicy[] | undefined;
+  /** The document's `components.schemas`, which the operation's payload schemas are added to. */
+  components: Record<string, unknown>;
+  /** The middleware's `schemas` validators, for those that can say themselves in JSON Schema. */
+  validators: ReadonlyMap<string, StandardSchema> | undefined;
 }
 
 export function operationOf(webhook: RegisteredWebhook, context: OperationContext): Record<string, unknown> {
   const { security } = context;
   const body = hasBody(webhook);
+  const parts = describeParts(webhook, context.operationId, context.components, context.validators);
+  const checks = schemaSentence(parts);
   const operation: Record<string, unknown> = {
     operationId: context.operationId,
     summary: `Workflow "${workflowLabel(webhook)}", node "${webhook.nodeName}"`,
-    description: descriptionOf(webhook, context.canonicalNames, context.rateLimit),
+    description: `${descriptionOf(webhook, context.canonicalNames, context.rateLimit)}${checks === undefined ? '' : ` ${checks}`}`,
     tags: [workflowLabel(webhook)],
   };
-  if (security.headers.length > 0) {
-    operation.parameters = security.headers.map(({ name, description }) => ({ name, in: 'header', required: true, description, schema: TEXT }));
-  }
-  if (body) operation.requestBody = requestBody(webhook);
+  const guarded = security.headers.map(({ name, description }) => ({ name, in: 'header', required: true, description, schema: TEXT }));
+  const checked = schemaParameters(parts, context.components).filter((parameter) => !guarded.some(({ name }) => name.toLowerCase() === String(parameter.name).toLowerCase()));
+  if (guarded.length + checked.length > 0) operation.parameters = [...guarded, ...checked];
+  if (body) operation.requestBody = requestBody(webhook, parts.body);
   operation.responses = responsesOf(webhook, errorStatuses(webhook, security, body, context.timeoutStatus, context.rateLimit !== undefined));
   if (security.scheme !== undefined) operation.security = [{ [security.scheme]: [] }];
   operation['x-workflow-id'] = webhook.workflowId;

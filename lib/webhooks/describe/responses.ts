@@ -25,6 +25,19 @@ export function errorSchema(): Record<string, unknown> {
       code: { type: 'string', enum: Object.keys(ERROR_CODES), description: 'Stable: a code never changes meaning.' },
       message: { type: 'string', description: 'What went wrong, for a person.' },
       hint: { type: 'string', description: 'What to do about it, when there is something to say.' },
+      errors: {
+        type: 'array',
+        maxItems: 20,
+        description: 'PAYLOAD_INVALID: where the call did not match its schema and what was expected there (never the value sent).',
+        items: {
+          type: 'object',
+          required: ['path', 'message'],
+          properties: {
+            path: { type: 'string', description: 'A JSON pointer into the call: /body/…, /query/…, /headers/….' },
+            message: { type: 'string', description: 'What was expected there.' },
+          },
+        },
+      },
     },
   };
 }
@@ -82,6 +95,7 @@ export function errorStatuses(webhook: RegisteredWebhook, security: NodeSecurity
   if (security.replays) statuses.add(409);
   if (parameters.responseMode !== 'onReceived') statuses.add(timeoutStatus);
   if (limited) statuses.add(429);
+  if (webhook.schemas !== undefined) statuses.add(422);
   return [...statuses].sort((a, b) => a - b);
 }
 

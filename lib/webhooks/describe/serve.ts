@@ -12,7 +12,7 @@ import { buildDocument, type DocumentSettings } from './document.js';
 import type { ResolvedOpenApiRoute } from './settings.js';
 
 /** The middleware's settings the document follows; the base URL is the request's, unless `publicUrl` fixes it. */
-export interface DocumentRouteSettings extends Pick<DocumentSettings, 'productionPrefix' | 'timeoutStatus' | 'credentials' | 'waitingPrefix' | 'rateLimit'> {
+export interface DocumentRouteSettings extends Pick<DocumentSettings, 'productionPrefix' | 'timeoutStatus' | 'credentials' | 'waitingPrefix' | 'rateLimit' | 'validators'> {
   baseUrlOf(req: IncomingMessage): string;
 }
 

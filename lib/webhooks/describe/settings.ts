@@ -6,6 +6,7 @@
 import type { DocumentSettings } from './document.js';
 import type { CredentialLookup } from './security.js';
 import { resolveRateLimits, type RateLimitPolicy } from '../../core/rate-limits.js';
+import type { StandardSchema } from '../../core/schemas.js';
 
 export interface DescribeWebhooksOptions {
   /**
@@ -34,6 +35,11 @@ export interface DescribeWebhooksOptions {
   credentials?: CredentialLookup;
   /** The middleware's `rateLimit.default`, so that addresses limited by it are described with their 429. Default: none. */
   rateLimit?: RateLimitPolicy | readonly RateLimitPolicy[];
+  /**
+   * The middleware's `schemas` validators: one that converts itself to JSON Schema (Standard JSON Schema, as zod's
+   * does) is described like a JSON Schema; the others as validated but not described. Default none.
+   */
+  schemas?: Record<string, StandardSchema>;
 }
 
 /** The middleware option `openApi`: the document served at `path` below the mount, answered to GET and HEAD. */
@@ -87,9 +93,21 @@ function baseUrlOf(value: unknown): string {
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
 }
 
+/** The validators by name; a value that is not a validator object is refused as the middleware's option is. */
+function validatorsOf(value: unknown): ReadonlyMap<string, StandardSchema> {
+  const named = new Map<string, StandardSchema>();
+  for (const [name, validator] of Object.entries(objectOf('schemas', value, Object.keys(value as object)))) {
+    if (typeof (validator as Partial<StandardSchema> | null)?.['~standard']?.validate !== 'function') {
+      invalid(`schemas.${name}`, 'a validator implementing Standard Schema v1', validator);
+    }
+    named.set(name, validator as StandardSchema);
+  }
+  return named;
+}
+
 export function describeSettings(options: DescribeWebhooksOptions): DocumentSettings {
   const given = objectOf('describeWebhooks', options,
-    ['baseUrl', 'title', 'version', 'description', 'productionPrefix', 'timeoutStatus', 'credentials', 'waitingPrefix', 'rateLimit']);
+    ['baseUrl', 'title', 'version', 'description', 'productionPrefix', 'timeoutStatus', 'credentials', 'waitingPrefix', 'rateLimit', 'schemas']);
   const waitingPrefix = given.waitingPrefix === undefined ? undefined : String(given.waitingPrefix).replace(/^\/+|\/+$/g, '');
   if (waitingPrefix !== undefined && (typeof given.waitingPrefix !== 'string' || !SEGMENTS.test(waitingPrefix))) {
     invalid('waitingPrefix', 'a non-empty path of URL-safe segments such as "webhook-waiting"', given.waitingPrefix);
@@ -117,6 +135,7 @@ export function describeSettings(options: DescribeWebhooksOptions): DocumentSett
     timeoutStatus: status,
     credentials: given.credentials as CredentialLookup | undefined,
     rateLimit: resolveRateLimits(given.rateLimit, 'rateLimit', invalid, false) || undefined,
+    validators: given.schemas === undefined ? undefined : validatorsOf(given.schemas),
   };
 }
 

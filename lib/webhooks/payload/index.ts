@@ -186,7 +186,8 @@ function parseWhole(req: IncomingMessage, shared: PayloadSettings, node: NodePay
 
 function wholePayload(bytes: Buffer, { type, limits, rawBody }: Whole): Payload {
   const body = parseBuffered(type.kind, bytes, type.contentType, limits);
-  return rawBody ? { body, binary: { data: rawBinary(type.mimeType, bytes) }, cleanup: noCleanup } : { body, cleanup: noCleanup };
+  const { kind } = type;
+  return rawBody ? { body, binary: { data: rawBinary(type.mimeType, bytes) }, cleanup: noCleanup, kind } : { body, cleanup: noCleanup, kind };
 }
 
 async function parseWithTempFiles(
@@ -198,6 +199,7 @@ async function parseWithTempFiles(
     const payload = await parseBody(req, shared, node, type, tempFiles, bytes) as Payload;
     // Every file is written by now: files that all stayed in memory leave nothing to wait for after the run.
     payload.cleanup = tempFiles.used ? () => tempFiles.removeAll() : noCleanup;
+    payload.kind = type.kind;
     return payload;
   } catch (error) {
     await tempFiles.removeAll();

@@ -17,6 +17,7 @@ import type {
 } from '../../core/types.js';
 
 import type { ResponseHeaders } from './node-options.js';
+import type { ResolvedPayloadSchemas } from './payload-schemas.js';
 import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../../core/waits.js';
 import type { RateLimitCharge, RateLimitResult } from '../../core/rate-limits.js';
 
@@ -78,6 +79,8 @@ export interface RegisteredWebhook {
   warnings?: readonly WebhookWarning[];
   /** The workflow's run settings (queue mode), checked at activation; absent when it has none. */
   settings?: WorkflowSettings;
+  /** The node's payload schemas (`workflow.schemas[nodeName]`), compiled at activation; absent when it has none. */
+  schemas?: ResolvedPayloadSchemas;
 }
 
 /** Something activation accepted but a host should hear about: the workflow works, just not as its author may think. */

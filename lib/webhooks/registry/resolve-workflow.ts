@@ -15,6 +15,7 @@ import { WebhookConflictError, WebhookError } from '../../core/errors.js';
 import { isDynamicPath, normalizeWebhookPath } from './paths.js';
 import { compileAllowlist, parseAllowedOrigins, resolveResponseHeaders } from './node-options.js';
 import { routeKey } from './route-table.js';
+import { refuseStraySchemas, resolveNodeSchemas } from './payload-schemas.js';
 import {
   AUTHENTICATIONS,
   HTTP_METHODS,
@@ -229,6 +230,7 @@ export function resolveWorkflowWebhooks(workflow: WorkflowWebhooks, kind: Webhoo
     throw new WebhookError('WEBHOOK_INVALID_NODE', `Workflow "${workflow.workflowId}": nodes must be an array.`);
   }
   const settings = resolveWorkflowSettings(workflow);
+  refuseStraySchemas(workflow);
   const webhooks: RegisteredWebhook[] = [];
   for (const node of workflow.nodes) {
     if (typeof node?.name !== 'string' || typeof node.parameters !== 'object' || node.parameters === null) {
@@ -240,6 +242,7 @@ export function resolveWorkflowWebhooks(workflow: WorkflowWebhooks, kind: Webhoo
     const parameters = resolveParameters(node);
     const path = resolvePath(node);
     const warnings = nodeWarnings(workflow.workflowId, node);
+    const schemas = resolveNodeSchemas(workflow, node);
     parameters.methods.forEach((method, outputIndex) => {
       const webhook: RegisteredWebhook = {
         kind,
@@ -256,6 +259,7 @@ export function resolveWorkflowWebhooks(workflow: WorkflowWebhooks, kind: Webhoo
       // Only when there is something to say, so that a webhook without warnings looks as it always did.
       if (warnings.length > 0) webhook.warnings = warnings;
       if (settings !== undefined) webhook.settings = settings;
+      if (schemas !== undefined) webhook.schemas = schemas;
       webhooks.push(webhook);
     });
   }

@@ -5,6 +5,7 @@
 import { WebhookError } from '../../core/errors.js';
 import { resolveLimits } from '../../core/option-limits.js';
 import { resolveParameters } from '../registry/resolve-workflow.js';
+import { resolvePayloadSchemas, type ResolvedPayloadSchemas } from '../registry/payload-schemas.js';
 import type { RegisteredWebhook, ResolvedWebhookParameters } from '../registry/contract.js';
 import type { PayloadLimits } from '../body/limits.js';
 import type { RequestLimits } from '../request/limits.js';
@@ -18,15 +19,17 @@ export interface ResolvedWait {
   parameters: ResolvedWebhookParameters;
   credentials: unknown;
   limits: Readonly<PayloadLimits & RequestLimits>;
+  /** The resume call's schemas, compiled (a schema seen lately is not compiled again). */
+  schemas: ResolvedPayloadSchemas | undefined;
 }
 
 const KNOWN = new Set(['httpMethod', 'suffix', 'responseMode', 'responseData', 'responseCode', 'authentication', 'credentials',
-  'options', 'limits', 'nodeName', 'timeoutMs', 'expiresInMs', 'state']);
+  'options', 'limits', 'nodeName', 'timeoutMs', 'expiresInMs', 'state', 'schemas']);
 
 function invalid(nodeName: string, message: string): WebhookError {
   return new WebhookError('WEBHOOK_INVALID_NODE', `Wait "${nodeName}": ${message}`, {
     hint: 'A wait takes the options of a Wait node set to resume on a webhook call: httpMethod, suffix, responseMode, responseData, '
-      + 'responseCode, authentication, credentials, options, limits, nodeName, and timeoutMs (waitForCall) or state and expiresInMs (suspend).',
+      + 'responseCode, authentication, credentials, options, limits, nodeName, schemas, and timeoutMs (waitForCall) or state and expiresInMs (suspend).',
   });
 }
 
@@ -64,7 +67,8 @@ export function resolveWait(wait: WaitOptions, middlewareLimits: Readonly<Payloa
     const message = (error as Error).message.replace(/^(workflow-webhooks: |Webhook node "[^"]*": )/, '');
     throw invalid(nodeName, message);
   }
-  return { nodeName, suffix, parameters, credentials: wait.credentials, limits };
+  const schemas = resolvePayloadSchemas(`Wait "${nodeName}"`, 'schemas', wait.schemas);
+  return { nodeName, suffix, parameters, credentials: wait.credentials, limits, schemas };
 }
 
 /** The webhook a resume call matched: the wait's node, on the call's method, at the wait's address. */
@@ -80,5 +84,6 @@ export function waitWebhook(entry: WaitEntry, wait: ResolvedWait, method: HttpMe
     isDynamic: false,
     outputIndex: Math.max(0, wait.parameters.methods.indexOf(method)),
     parameters: wait.parameters,
+    ...(wait.schemas === undefined ? {} : { schemas: wait.schemas }),
   };
 }
