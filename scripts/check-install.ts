@@ -15,14 +15,19 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
 
-/** README's quick start, as printed: the first ts block after its heading. */
-function quickStart(): string {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const section = readme.split('\n## Quick start')[1] ?? '';
-  const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  if (block === undefined) throw new Error('README has no ts block under "## Quick start".');
+/** README from its quick start on. */
+function quickStartSection(): string {
+  return readFileSync(join(root, 'README.md'), 'utf8').split('\n## Quick start')[1] ?? '';
+}
+
+/** A block of README's quick start, as printed: the first of `language` after its heading. */
+function quickStartBlock(language: 'ts' | 'json'): string {
+  const block = new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(quickStartSection())?.[1];
+  if (block === undefined) throw new Error(`README has no ${language} block under "## Quick start".`);
   return block;
 }
+
+const quickStart = (): string => quickStartBlock('ts');
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -60,9 +65,9 @@ async function main(): Promise<void> {
     const app = join(work, 'app');
     execFileSync('mkdir', [app]);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'quick-start', private: true, type: 'module' }));
-    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, outDir: 'out', types: ['node'] }, include: ['index.ts'],
-    }));
+    // The tsconfig.json README prints beside the quick start, and its command: tsc, then node out/index.js.
+    writeFileSync(join(app, 'tsconfig.json'), quickStartBlock('json'));
+    if (!quickStartSection().includes('npx tsc && node out/index.js')) throw new Error('README\'s quick start no longer runs with npx tsc && node out/index.js.');
     const dev = (name: string): string => `${name}@${manifest.devDependencies[name] ?? 'latest'}`;
     npm(app, ['install', '--no-audit', '--no-fund', '--silent', join(work, tarball), dev('express')]);
     npm(app, ['install', '--no-audit', '--no-fund', '--silent', '--save-dev', dev('typescript'), dev('@types/express'), dev('@types/node')]);

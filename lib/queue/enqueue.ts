@@ -7,10 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Job, Queue } from 'bullmq';
-import { WebhookError } from '../core/errors.js';
 import type { AcceptedRun, HandOffContext } from '../webhooks/run/hand-off.js';
 import type { ExecutionResult, WebhookRun } from '../core/types.js';
-import type { Confirmation, ReplicaAcks } from '../redis/replica-acks.js';
+import type { ReplicaAcks } from '../redis/replica-acks.js';
 import { admitted, releaseClaim } from './admission.js';
 import { packItems, type PackedItem } from './binary/pack.js';
 import type { QueueCommands } from './redis-route.js';
@@ -19,6 +18,7 @@ import type { WebhookJobData } from './job-data.js';
 import type { QueueKeys } from './keys.js';
 import type { ResolvedQueueOptions } from './options.js';
 import { waitFor } from './outcome.js';
+import { answerWithinMs, refusalOf, tooMany, unavailable, unconfirmed, unreachable } from './refusals.js';
 import type { ReplyWaiters } from './replies.js';
 import { itemContext, seal } from './sealing.js';
 import { stageTime, type WorkerStages } from './stages.js';
@@ -50,38 +50,20 @@ interface Fate {
   answerBy: number;
   abandoned: boolean;
   onAbandon: (() => void) | undefined;
-}
-
-/** How long a call waits for its answer: storing the job, and with replica acknowledgement the replicas' as well. */
-function answerWithinMs(options: ResolvedQueueOptions): number {
-  return options.enqueueTimeoutMs + (options.replicas > 0 ? options.replicaTimeoutMs : 0);
-}
-
-function unavailable(options: ResolvedQueueOptions, cause?: unknown): WebhookError {
-  return new WebhookError('QUEUE_UNAVAILABLE', `The run could not be stored: Redis did not acknowledge it within ${answerWithinMs(options)} ms. It will not run.`, {
-    hint: 'Try again in a moment; the webhook queue\'s Redis did not answer.',
-    headers: { 'retry-after': String(options.retryAfterSeconds) },
-    cause,
-  });
-}
-
-function tooMany(options: ResolvedQueueOptions, workflowId: string, maxQueued: number): WebhookError {
-  return new WebhookError('TOO_MANY_RUNS', `Workflow "${workflowId}" already has ${maxQueued} runs waiting (settings.maxQueued); this call was not stored.`, {
-    hint: 'Try again later, once the waiting runs have started.',
-    headers: { 'retry-after': String(options.retryAfterSeconds) },
-  });
+  /** Whether the queue's connection was open when the call's store began: a deadline before that found no Redis. */
+  reached: boolean;
 }
 
 /** Stores the call's run, or refuses it; never longer than enqueueTimeoutMs (plus replicaTimeoutMs with replicas). */
 export function handOff(context: EnqueueContext, run: WebhookRun, call: HandOffContext): Promise<AcceptedRun> {
   const { options } = context;
-  const fate: Fate = { answerBy: Date.now() + answerWithinMs(options), abandoned: false, onAbandon: undefined };
+  const fate: Fate = { answerBy: Date.now() + answerWithinMs(options), abandoned: false, onAbandon: undefined, reached: false };
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {
       fate.abandoned = true;
       fate.onAbandon?.();
-      reject(unavailable(options));
+      reject(fate.reached ? unavailable(options) : unreachable(options));
     }, answerWithinMs(options));
   });
   const { telemetry } = options;
@@ -102,6 +84,7 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
   const { options, keys } = context;
   const isAbandoned = (): boolean => fate.abandoned;
   const connected = await context.connected;
+  fate.reached = true;
   const { settings } = call;
   const key = idempotencyKeyOf(run, settings);
   const jobId = jobIdOf(run, key, call.caller);
@@ -223,28 +206,6 @@ async function confirmStored(acks: ReplicaAcks, options: ResolvedQueueOptions, s
     throw new Abandoned();
   }
   void stored.promote().catch(() => undefined);
-}
-
-function unconfirmed(options: ResolvedQueueOptions, confirmation: Confirmation): WebhookError {
-  return new WebhookError('QUEUE_UNAVAILABLE', `The run could not be stored safely: Redis stored it, but ${confirmation.acknowledged} of the ${options.replicas} ` +
-    `replica(s) asked for (option replicas) confirmed it within ${options.replicaTimeoutMs} ms. It will not run.`, {
-    hint: 'Try again in a moment; the webhook queue\'s Redis replicas are behind or unreachable.',
-    headers: { 'retry-after': String(options.retryAfterSeconds) },
-  });
-}
-
-/**
- * What the caller is answered when the call was not stored: the library's own refusals as they are; data that
- * cannot be serialised (it never should: the item is parsed JSON, its depth bounded) as the library's failure, a 500
- * with its cause; anything else as Redis's 503.
- */
-function refusalOf(error: unknown, options: ResolvedQueueOptions): WebhookError {
-  if (error instanceof WebhookError) return error;
-  // JSON.stringify's own refusals: too deep (RangeError), a BigInt or a circle (TypeError).
-  if (error instanceof RangeError || (error instanceof TypeError && /BigInt|circular|JSON/i.test(error.message))) {
-    return new WebhookError('INTERNAL_ERROR', `The call could not be stored as a job: ${error.message}`, { cause: error });
-  }
-  return unavailable(options, error);
 }
 
 function jobData(run: WebhookRun, jobId: string, call: HandOffContext, item: PackedItem, key: string | undefined, track: boolean, options: ResolvedQueueOptions): WebhookJobData {

@@ -18,7 +18,7 @@ import type { Keyring } from './sealing.js';
 import { queueKeys } from './keys.js';
 import { resolveQueueOptions, type WebhookQueueOptions } from './options.js';
 import { ReplyWaiters } from './replies.js';
-import { oneConnectionOptions, ReplicaAcks, sendInOrder } from '../redis/replica-acks.js';
+import { oneConnectionOptions, replicaShortfall, ReplicaAcks, sendInOrder } from '../redis/replica-acks.js';
 import { routed, shardedReplies, subscribeReplies } from './redis-route.js';
 import { warnIfPrefixWrapped } from './prefix.js';
 
@@ -107,6 +107,9 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
     });
     resolved.binaryStore?.attach?.({ client: commands, key: keys.binary });
     await Promise.all([command.ready, subscriber.ready, acking?.ready]);
+    // A `replicas` setting the primary cannot meet refuses every call: said once, before the first is refused.
+    const shortfall = acks === undefined ? undefined : await replicaShortfall(acks, resolved.replicas, 'calls');
+    if (shortfall !== undefined) resolved.logger.warn({ replicas: resolved.replicas }, `createWebhookQueue: ${shortfall}`);
     const replyChannel = keys.replies(instanceId);
     const sharded = await shardedReplies(commands, resolved.topology);
     await subscribeReplies(subscriber.client, sharded, replyChannel, (message) => { waiters.deliver(message); });

@@ -26,9 +26,11 @@ export type RedisRegistryEvent =
   | { type: 'error'; error: Error; during: string }
   /**
    * A setup that will fail later, said once at `ready()`: `missingErrorListener` when the client it was given has no
-   * 'error' listener (node-redis then crashes the process with an unhandled 'error' event the first time Redis drops).
+   * 'error' listener (node-redis then crashes the process with an unhandled 'error' event the first time Redis drops);
+   * `tooFewReplicas` when the primary has fewer replicas connected than option `replicas` asks for (every change
+   * would be refused until more connect).
    */
-  | { type: 'warning'; code: 'missingErrorListener'; message: string };
+  | { type: 'warning'; code: 'missingErrorListener' | 'tooFewReplicas'; message: string };
 
 export interface RedisRegistryHealth {
   /** `degraded`: Redis does not answer; calls are served from memory, changes are refused. */

@@ -13,7 +13,7 @@ import { WebhookError } from '../core/errors.js';
 import type { RedisClientLike } from './client.js';
 import { RedisLink } from './link.js';
 import type { ResolvedRedisOptions } from './options.js';
-import { ReplicaAcks, type Confirmation } from './replica-acks.js';
+import { replicaShortfall, ReplicaAcks, unconfirmedReason, type Confirmation } from './replica-acks.js';
 
 export class RegistryReplicas {
   readonly #replicas: number;
@@ -48,9 +48,13 @@ export class RegistryReplicas {
       throw this.#refusal(doing, 'Redis did not answer the replica acknowledgement', applied, advice, error);
     }
     if (!confirmation.confirmed) {
-      throw this.#refusal(doing, `${confirmation.acknowledged} of the ${this.#replicas} replica(s) asked for (option replicas) confirmed it within ${this.#timeoutMs} ms`,
-        applied, advice, undefined);
+      throw this.#refusal(doing, unconfirmedReason(confirmation, { replicas: this.#replicas, timeoutMs: this.#timeoutMs }), applied, advice, undefined);
     }
+  }
+
+  /** What to warn at start when the primary has fewer replicas than asked (undefined when it has enough, or none are asked). */
+  shortfall(): Promise<string | undefined> {
+    return this.#acks === undefined ? Promise.resolve(undefined) : replicaShortfall(this.#acks, this.#replicas, 'registry changes (and resumed waits)');
   }
 
   /** An activation or deactivation: in effect on the primary and served, whatever the replicas say. */

@@ -184,6 +184,8 @@ export class RedisWebhookRegistry implements WebhookRegistry {
     warnIfNoErrorListener(this.#options.client, 'RedisWebhookRegistry', (message) => this.#options.onEvent({ type: 'warning', code: 'missingErrorListener', message }));
     this.#epoch = String(await this.#link.script(ENSURE_EPOCH, [this.#keys.epoch], [randomUUID()], 'starting the webhook registry'));
     const position = await this.#load(false);
+    const shortfall = await this.#replicas.shortfall();
+    if (shortfall !== undefined) this.#options.onEvent({ type: 'warning', code: 'tooFewReplicas', message: `RedisWebhookRegistry: ${shortfall}` });
     // close() may have come while loading.
     if ((this.#state as string) === 'closed') return;
     this.#reader = new LogReader(this.#options.client, { topology: this.#options.topology, key: this.#keys.log }, this.#options.commandTimeoutMs, {

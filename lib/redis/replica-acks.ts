@@ -24,10 +24,45 @@ export interface ReplicaSettings {
   timeoutMs: number;
 }
 
-/** The outcome of one confirmation: how many replicas acknowledged, and whether that was enough. */
+/**
+ * The outcome of one confirmation: how many replicas acknowledged, and whether that was enough. Not confirmed, also
+ * how many replicas the primary had connected then (undefined when it did not say): fewer than asked means no wait
+ * would have helped, and the caller is told so rather than that the replicas were late.
+ */
 export interface Confirmation {
   confirmed: boolean;
   acknowledged: number;
+  connected?: number;
+}
+
+/** The replicas connected to the primary, from its `INFO replication` (`connected_slaves`); undefined when not said. */
+export function connectedReplicasOf(info: unknown): number | undefined {
+  const found = typeof info === 'string' ? /^connected_slaves:(\d+)/m.exec(info) : null;
+  return found === null ? undefined : Number(found[1]);
+}
+
+/**
+ * Why a write was not confirmed, worded to follow "…but ": too few replicas connected (no wait would have helped: the
+ * primary needs more replicas), or the replicas did not catch up within a round's wait.
+ */
+export function unconfirmedReason(confirmation: Confirmation, settings: ReplicaSettings): string {
+  const { connected, acknowledged } = confirmation;
+  if (connected !== undefined && connected < settings.replicas) {
+    return `the Redis primary has ${connected} replica(s) connected, fewer than the ${settings.replicas} asked to confirm each write (option replicas)`;
+  }
+  return `${acknowledged} of the ${settings.replicas} replica(s) asked for (option replicas) confirmed it within ${settings.timeoutMs} ms`;
+}
+
+/**
+ * The warning said at start when the primary has fewer replicas connected than `replicas` asks for (undefined when
+ * it has enough, or does not say): every `writes` would be refused until more connect. `writes` names them in the
+ * plural ("calls", "registry changes").
+ */
+export async function replicaShortfall(acks: ReplicaAcks, replicas: number, writes: string): Promise<string | undefined> {
+  const connected = await acks.connectedReplicas();
+  if (connected === undefined || connected >= replicas) return undefined;
+  return `option replicas asks ${replicas} replica(s) to confirm each write, but the Redis primary has ${connected} connected: ${writes} are refused 503 ` +
+    `until enough connect. To go on through a failover (the promoted replica leaves one fewer), run at least replicas + 1 replicas.`;
 }
 
 /** Sends a list of commands in order on one connection and answers their replies. */
@@ -103,14 +138,28 @@ export class ReplicaAcks {
     return round;
   }
 
+  /**
+   * How many replicas the primary that holds the confirmed keys has connected now (undefined when it does not say,
+   * or does not answer): asked at start, so that a `replicas` setting no write can meet is said before calls fail.
+   */
+  async connectedReplicas(): Promise<number | undefined> {
+    try {
+      return connectedReplicasOf((await this.#inOrder([['INFO', 'replication']]))[0]);
+    } catch {
+      return undefined;
+    }
+  }
+
   #start(): void {
     const round = this.#next as Round;
     this.#next = undefined;
     this.#running = true;
     const { replicas, timeoutMs } = this.#settings;
-    this.#inOrder([['SET', this.#marker, String(Date.now()), 'PX', MARKER_TTL_MS], ['WAIT', String(replicas), String(timeoutMs)]]).then((replies) => {
+    this.#inOrder([['SET', this.#marker, String(Date.now()), 'PX', MARKER_TTL_MS], ['WAIT', String(replicas), String(timeoutMs)]]).then(async (replies) => {
       const acknowledged = Number(replies[1]);
-      const confirmation = { confirmed: acknowledged >= replicas, acknowledged };
+      const confirmation: Confirmation = { confirmed: acknowledged >= replicas, acknowledged };
+      // Not enough: whether the replicas were late or are not there at all (asked only then, on the same connection).
+      if (!confirmation.confirmed) confirmation.connected = await this.connectedReplicas();
       round.resolve(confirmation);
       // The replicas have not caught up for a whole timeout: the writes that joined meanwhile are refused with this
       // round, so no caller waits longer than one timeout once its write is answered.

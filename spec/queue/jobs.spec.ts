@@ -165,11 +165,26 @@ if (findService(REDIS) === undefined) {
         await eventually(() => runs === 1);
       });
 
-      it('answers 503 QUEUE_UNAVAILABLE with Retry-After when Redis cannot be reached, never 200', async () => {
+      it('answers 503 QUEUE_UNAVAILABLE with Retry-After when Redis cannot be reached, saying so, never 200', async () => {
         const queue = setup.queue({ connection: `redis://127.0.0.1:${await freePort()}`, enqueueTimeoutMs: 300 });
         const res = await request(setup.app(await registryWith(), queue)).post(`${BASE}/webhook/job`).send({}).expect(503);
         expect(res.body.code).to.equal('QUEUE_UNAVAILABLE');
         expect(res.headers['retry-after']).to.equal('5');
+        expect(res.body.message).to.equal('The run could not be stored: Redis could not be reached within 300 ms. It will not run.');
+      });
+
+      it('answers 503 QUEUE_UNAVAILABLE saying Redis did not acknowledge the job in time when Redis is paused past the enqueue timeout', async () => {
+        const queue = setup.queue({ enqueueTimeoutMs: 300 });
+        const app = setup.app(await registryWith(), queue);
+        await queue.ready();
+        setup.server.pause();
+        try {
+          const res = await request(app).post(`${BASE}/webhook/job`).send({});
+          expect([res.status, res.body.code, res.body.message]).to.deep.equal([503, 'QUEUE_UNAVAILABLE',
+            'The run could not be stored: Redis did not acknowledge it within 300 ms. It will not run.']);
+        } finally {
+          setup.server.resume();
+        }
       });
 
       it('survives a lastNode caller that hangs up while its job is still being stored', async () => {

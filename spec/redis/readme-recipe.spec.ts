@@ -122,6 +122,10 @@ if (findService(REDIS) === undefined) {
       const warnings: string[] = [];
       const logger = { warn: (_fields: Record<string, unknown>, message?: string) => warnings.push(message ?? ''), error: () => undefined };
       const registry = new RedisWebhookRegistry({ client, prefix: 'with-listener:', logger, commandTimeoutMs: 300 });
+      // What reaches stderr meanwhile is kept aside (and not printed): the events must not go there too.
+      const stderr: string[] = [];
+      const write = process.stderr.write;
+      process.stderr.write = ((chunk: string | Uint8Array) => { stderr.push(String(chunk)); return true; }) as typeof process.stderr.write;
       try {
         await registry.ready();
         expect(warnings).to.deep.equal([]);
@@ -130,9 +134,11 @@ if (findService(REDIS) === undefined) {
         await server.restart();
         await eventually(async () => warnings.some((message) => /reachable again/.test(message)), 8000);
       } finally {
+        process.stderr.write = write;
         await registry.close();
         client.destroy();
       }
+      expect(stderr.filter((text) => /workflow-webhooks|Redis/i.test(text)), 'written to stderr').to.deep.equal([]);
     });
   });
 }

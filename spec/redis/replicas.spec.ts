@@ -2,7 +2,7 @@
  * The Redis registry with replica acknowledgement (`replicas: 1`): on a primary and replica, a change is made only
  * once the replica holds it (read there), and refused REGISTRY_UNAVAILABLE, saying what became of it, when the
  * replica does not acknowledge in time; behind Sentinel, every activation confirmed before the primary is SIGKILLed
- * is there after the promotion.
+ * is there after the promotion. On a Redis without replicas it warns at ready(), and a change is refused saying so.
  */
 import { expect } from 'chai';
 import { createClient, createCluster, createSentinel } from 'redis';
@@ -10,7 +10,7 @@ import { RedisWebhookRegistry } from 'workflow-webhooks/redis';
 import type { WaitEntry } from '../../lib/core/waits.js';
 import { RedisReplicaPair } from '../support/redis-replica.js';
 import { RedisClusterGroup, RedisSentinelGroup } from '../support/redis-topologies.js';
-import { REDIS } from '../support/redis-server.js';
+import { REDIS, RedisServer } from '../support/redis-server.js';
 import { findService, markNotRun } from '../support/services.js';
 
 const QUIET = { onEvent: (): void => undefined };
@@ -91,9 +91,22 @@ if (findService(REDIS) === undefined) {
       return made;
     }
 
-    it('resolves an activation, a stored wait and a claim only once the replica holds them: read on the replica right after', async () => {
-      const made = await registry(5000);
-      await made.activate(workflow('a'));
+    /** Connections of the primary's blocked in WAIT now (CLIENT LIST's `cmd=wait`). */
+    async function waitingOnPrimary(): Promise<number> {
+      const list = await client.sendCommand(['CLIENT', 'LIST']) as string;
+      return list.split('\n').filter((line) => / cmd=wait( |$)/.test(line)).length;
+    }
+
+    it('resolves an activation, a stored wait and a claim only once the replica holds them: held while the replica is stopped, read there right after', async () => {
+      const made = await registry(10_000);
+      // On loopback a replica catches up at once: held back, it shows the activation waits for its acknowledgement.
+      pair.stopReplica();
+      let settled = false;
+      const activation = made.activate(workflow('a')).finally(() => { settled = true; });
+      await until(async () => await waitingOnPrimary() >= 1);
+      expect(settled, 'activation resolved while the replica had acknowledged nothing').to.equal(false);
+      pair.resumeReplica();
+      await activation;
       expect(await replica.hExists(`${prefix}workflows`, 'a')).to.equal(1);
       expect(await made.putWait(waitEntry('w1'))).to.equal(true);
       expect(await replica.hGet(`${prefix}wait:w1`, 'status')).to.equal('waiting');
@@ -130,6 +143,42 @@ if (findService(REDIS) === undefined) {
       expect(await made.getWait('w2')).to.include({ status: 'waiting', resumedAt: 1234 });
       pair.resumeReplica();
       expect((await made.claimWait('w2', Date.now())).claimed).to.equal(true);
+    });
+  });
+
+  describe('Redis registry: replicas: 1 on a Redis without replicas', function () {
+    this.timeout(30_000);
+    let server: RedisServer;
+    let client: ReturnType<typeof createClient>;
+    before(async () => {
+      server = await RedisServer.start() as RedisServer;
+      client = createClient({ url: server.url });
+      client.on('error', () => undefined);
+      await client.connect();
+    });
+    after(async () => {
+      client.destroy();
+      await server.stop();
+    });
+
+    it('warns at ready() through the host\'s logger, and refuses a change saying the primary has no replica (not that a wait ran out)', async () => {
+      const warnings: Array<[object, string | undefined]> = [];
+      const logger = { warn: (fields: object, message?: string) => { warnings.push([fields, message]); }, error: (): void => undefined };
+      const made = new RedisWebhookRegistry({ client, replicas: 1, replicaTimeoutMs: 300, logger });
+      try {
+        await made.ready();
+        expect(warnings).to.have.length(1);
+        expect(warnings[0]?.[0]).to.include({ code: 'tooFewReplicas' });
+        expect(warnings[0]?.[1]).to.equal('RedisWebhookRegistry: option replicas asks 1 replica(s) to confirm each write, but the Redis primary has 0 connected: ' +
+          'registry changes (and resumed waits) are refused 503 until enough connect. To go on through a failover (the promoted replica leaves one fewer), ' +
+          'run at least replicas + 1 replicas.');
+        const error = await rejection(made.activate(workflow('alone')));
+        expect([error.code, error.message]).to.deep.equal(['REGISTRY_UNAVAILABLE', 'Not confirmed while activating workflow "alone": the Redis primary has 0 replica(s) ' +
+          'connected, fewer than the 1 asked to confirm each write (option replicas). The workflow is active on the Redis primary and every instance serves it so, ' +
+          'but a failover before the replicas catch up may undo that.']);
+      } finally {
+        await made.close();
+      }
     });
   });
 

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readlinkSync, truncateSync, watch, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -104,13 +104,26 @@ for (const mode of runModes('file answer')) for (const host of hostsOf(mode, HOS
       await eventually(() => openDescriptors(path, mode.binaryDirectory) === 0, 1000);
     });
 
-    if (mode.queued) it('removes the binary store\'s copy once answered, whether the caller hung up or read it all', async () => {
-      for (let i = 0; i < 3; i += 1) await readSomeThenHangUp(port);
-      truncateSync(path, 64 * 1024);
-      const res = await request(`http://127.0.0.1:${port}`).post(`${BASE}/webhook/file`).buffer(true).parse(binaryParser).expect(200);
-      expect((res.body as Buffer).length).to.equal(64 * 1024);
-      await eventually(() => filesUnder(mode.binaryDirectory as string).length === 0, 2000);
-      expect(filesUnder(mode.binaryDirectory as string)).to.deep.equal([]);
+    if (mode.queued) it('removes the binary store\'s copy once answered, whether the caller hung up or read it all: each call\'s copy was in the store first', async () => {
+      const directory = mode.binaryDirectory as string;
+      // A copy lands in the store under its reference (a rename from its .partial name): each one is seen arriving.
+      const copies = new Set<string>();
+      const watcher = watch(directory, (_event, name) => { if (name !== null && /^[0-9a-f-]{36}$/.test(name)) copies.add(name); });
+      try {
+        // Connected first: a call refused 503 while the queue connects would answer these callers without a file.
+        await mode.settled();
+        for (let i = 0; i < 3; i += 1) await readSomeThenHangUp(port);
+        // Over the 1 MiB a job carries inline (inlineBinaryBytes), so that this answer too goes through the store.
+        truncateSync(path, 2 * 1024 * 1024);
+        const res = await request(`http://127.0.0.1:${port}`).post(`${BASE}/webhook/file`).buffer(true).parse(binaryParser).expect(200);
+        expect((res.body as Buffer).length).to.equal(2 * 1024 * 1024);
+        await eventually(() => filesUnder(directory).length === 0, 2000);
+        expect(filesUnder(directory)).to.deep.equal([]);
+        await eventually(() => copies.size >= 4, 2000);
+      } finally {
+        watcher.close();
+      }
+      expect(copies.size, 'copies that were in the store, one per call').to.equal(4);
     });
 
     // In queue mode the worker reads the file to send it back, so an unreadable one is the run's failure (500), not a cut.

@@ -1,0 +1,65 @@
+/**
+ * What a call the queue could not store is answered: 503 QUEUE_UNAVAILABLE with the true reason (the caller's
+ * deadline ran out; Redis refused or could not be reached, and why; the replicas did not confirm the job), 429
+ * TOO_MANY_RUNS for a workflow at its cap (settings.maxQueued), and 500 for data that cannot be serialised. A refusal
+ * that came back from Redis in milliseconds is never told as a wait that ran out; Redis's own reply stays in the
+ * cause, which the middleware logs.
+ */
+import { WebhookError } from '../core/errors.js';
+import { redisFailureReason } from '../redis/failure-reasons.js';
+import { unconfirmedReason, type Confirmation } from '../redis/replica-acks.js';
+import type { ResolvedQueueOptions } from './options.js';
+
+/** How long a call waits for its answer: storing the job, and with replica acknowledgement the replicas' as well. */
+export function answerWithinMs(options: ResolvedQueueOptions): number {
+  return options.enqueueTimeoutMs + (options.replicas > 0 ? options.replicaTimeoutMs : 0);
+}
+
+/** A 503 for a run Redis did not take, `reason` worded to follow "could not be stored: ". */
+function notStored(options: ResolvedQueueOptions, reason: string, cause?: unknown): WebhookError {
+  return new WebhookError('QUEUE_UNAVAILABLE', `The run could not be stored: ${reason}. It will not run.`, {
+    hint: 'Try again in a moment; the webhook queue\'s Redis did not take the call.',
+    headers: { 'retry-after': String(options.retryAfterSeconds) },
+    cause,
+  });
+}
+
+/** Not stored: without a cause, the call's deadline ran out; with one, Redis failed, as `cause` says. */
+export function unavailable(options: ResolvedQueueOptions, cause?: unknown): WebhookError {
+  return notStored(options, cause === undefined ? `Redis did not acknowledge it within ${answerWithinMs(options)} ms` : redisFailureReason(cause), cause);
+}
+
+/** Not stored: the queue's connection to Redis was not open (Redis down, or not reached yet) until the deadline. */
+export function unreachable(options: ResolvedQueueOptions): WebhookError {
+  return notStored(options, `Redis could not be reached within ${answerWithinMs(options)} ms`);
+}
+
+export function tooMany(options: ResolvedQueueOptions, workflowId: string, maxQueued: number): WebhookError {
+  return new WebhookError('TOO_MANY_RUNS', `Workflow "${workflowId}" already has ${maxQueued} runs waiting (settings.maxQueued); this call was not stored.`, {
+    hint: 'Try again later, once the waiting runs have started.',
+    headers: { 'retry-after': String(options.retryAfterSeconds) },
+  });
+}
+
+/** Stored on the primary, but not confirmed on the replicas (option `replicas`): too few connected, or behind. */
+export function unconfirmed(options: ResolvedQueueOptions, confirmation: Confirmation): WebhookError {
+  const reason = unconfirmedReason(confirmation, { replicas: options.replicas, timeoutMs: options.replicaTimeoutMs });
+  return new WebhookError('QUEUE_UNAVAILABLE', `The run could not be stored safely: Redis stored it, but ${reason}. It will not run.`, {
+    hint: 'Try again in a moment; the webhook queue\'s Redis replicas are behind or not connected.',
+    headers: { 'retry-after': String(options.retryAfterSeconds) },
+  });
+}
+
+/**
+ * What the caller is answered when the call was not stored: the library's own refusals as they are; data that
+ * cannot be serialised (it never should: the item is parsed JSON, its depth bounded) as the library's failure, a 500
+ * with its cause; anything else as Redis's 503.
+ */
+export function refusalOf(error: unknown, options: ResolvedQueueOptions): WebhookError {
+  if (error instanceof WebhookError) return error;
+  // JSON.stringify's own refusals: too deep (RangeError), a BigInt or a circle (TypeError).
+  if (error instanceof RangeError || (error instanceof TypeError && /BigInt|circular|JSON/i.test(error.message))) {
+    return new WebhookError('INTERNAL_ERROR', `The call could not be stored as a job: ${error.message}`, { cause: error });
+  }
+  return unavailable(options, error);
+}
