@@ -6,7 +6,7 @@ import type { CallLog, CallRecordListener } from '../console/calls/contract.js';
 import type { CallRecord } from '../console/protocol.js';
 import { checkCapacity } from '../console/calls/memory-log.js';
 import { discard, isReplyError, type RedisClientLike } from './client.js';
-import { withDeadline } from './link.js';
+import { withDeadline } from '../webhooks/registry/shared/contact.js';
 import { script } from './scripts.js';
 import { sendVia, topologyOf, type RedisTopology } from './topology.js';
 import { errorFields, safeLogger, type WebhookLogger } from '../core/logger.js';
