@@ -1,6 +1,7 @@
 /**
- * The change log on PostgreSQL. A change is one transaction that first takes the log's one row (`UPDATE log_state …
- * RETURNING version`): changes are numbered without holes and commit in their numbers' order, so a reader that has
+ * The change log on PostgreSQL. A change is one transaction that takes the log's one row (`UPDATE log_state …
+ * RETURNING version`) and holds it until it commits: changes are numbered without holes and commit in their numbers'
+ * order, so a reader that has
  * seen number N and finds N + 2 next knows it missed one (the log was trimmed while it was away) and reloads. Each
  * change appends its entry and NOTIFYs the channel, which PostgreSQL delivers at commit; a change that is refused or
  * fails rolls back whole, its number included.
@@ -42,16 +43,21 @@ export class ChangeLog {
     this.#keep = keep;
   }
 
-  /** Runs `work` as one change; resolves its result and the number of its last log entry (0 when nothing was logged). */
-  change<T>(work: ChangeWork<T>, doing: string): Promise<{ result: T; version: number }> {
+  /**
+   * Runs `work` as one change; resolves its result and the number of its last log entry (0 when nothing was logged).
+   * `numberFirst` takes the log's row before the work, so such changes run one at a time (test listens check, then
+   * write); otherwise the work runs first and racing changes meet at the tables' unique keys (activations: the
+   * (method, path) primary key picks the one winner), and only changes that will commit wait for their number.
+   */
+  change<T>(work: ChangeWork<T>, doing: string, numberFirst = false): Promise<{ result: T; version: number }> {
     const s = this.#schema;
+    const number = (count: number): string => `UPDATE ${s}.log_state SET version = version + ${count} RETURNING version`;
     return this.#link.transaction(async (sql) => {
-      const state = await sql(`UPDATE ${s}.log_state SET version = version + 1 RETURNING version, ${s}.now_ms() AS now`);
-      let version = Number(state.rows[0]?.version) - 1;
-      const outcome = await work(sql, Number(state.rows[0]?.now));
+      const clock = await sql(numberFirst ? `${number(0)}, ${s}.now_ms() AS now` : `SELECT ${s}.now_ms() AS now`);
+      const outcome = await work(sql, Number(clock.rows[0]?.now));
       if (outcome.log === undefined) return { result: { result: outcome.result, version: 0 }, rollback: true };
       const entries = [...(outcome.before ?? []), outcome.log];
-      if (entries.length > 1) await sql(`UPDATE ${s}.log_state SET version = version + $1`, [entries.length - 1]);
+      let version = Number((await sql(number(entries.length))).rows[0]?.version) - entries.length;
       for (const entry of entries) {
         version += 1;
         await sql(`INSERT INTO ${s}.changes (version, op, subject, data) VALUES ($1, $2, $3, $4)`, [version, entry.op, entry.subject, entry.data ?? null]);

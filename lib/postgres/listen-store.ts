@@ -46,7 +46,7 @@ export function postgresListenStore(link: PostgresLink, log: ChangeLog, schema: 
           before: replaced === undefined ? [] : [{ op: 'unlisten', subject: replaced, data: 'replaced' }],
           log: { op: 'listen', subject: listen.listenId, data: record },
         };
-      }, 'starting a test listen');
+      }, 'starting a test listen', true);
       return result;
     },
     async claim(listenId: string): Promise<boolean> {
@@ -54,7 +54,7 @@ export function postgresListenStore(link: PostgresLink, log: ChangeLog, schema: 
       const { result } = await log.change(async (sql, now) => {
         const taken = await sql(`DELETE FROM ${s}.listens WHERE listen_id = $1 AND expires_at >= $2 RETURNING listen_id`, [listenId, now]);
         return taken.rows.length === 0 ? { result: false } : { result: true, log: { op: 'unlisten', subject: listenId, data: 'received' } };
-      }, 'claiming a test call');
+      }, 'claiming a test call', true);
       return result;
     },
     async end(listenId: string, reason: 'timedOut' | 'cancelled'): Promise<boolean> {
@@ -63,7 +63,7 @@ export function postgresListenStore(link: PostgresLink, log: ChangeLog, schema: 
       const { result } = await log.change(async (sql) => {
         const ended = await sql(`DELETE FROM ${s}.listens WHERE listen_id = $1 RETURNING listen_id`, [listenId]);
         return ended.rows.length === 0 ? { result: false } : { result: true, log: { op: 'unlisten', subject: listenId, data: reason } };
-      }, doing);
+      }, doing, true);
       return result;
     },
     async relay(listenId: string, step: RelayStep, payload: string): Promise<void> {
@@ -72,7 +72,7 @@ export function postgresListenStore(link: PostgresLink, log: ChangeLog, schema: 
         await sql(`INSERT INTO ${s}.relays (listen_id, step, payload, expires_at) VALUES ($1, $2, $3, $4)
           ON CONFLICT (listen_id, step) DO UPDATE SET payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at`, [listenId, step, payload, now + RELAY_TTL_MS]);
         return { result: undefined, log: { op: step, subject: listenId } };
-      }, 'relaying a test call to the instance that listens');
+      }, 'relaying a test call to the instance that listens', true);
     },
     // Read once and gone: the relayed call holds the caller's headers and body.
     async take(listenId: string, step: RelayStep): Promise<string | null> {

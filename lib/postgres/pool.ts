@@ -18,7 +18,7 @@ export interface PostgresClientLike {
   release(error?: Error | boolean): void;
   on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
-  removeListener(event: 'notification', listener: () => void): unknown;
+  removeListener(event: 'notification' | 'error', listener: () => void): unknown;
 }
 
 /** The part of a node-postgres `Pool` (8 or later) the registry uses. */
@@ -130,17 +130,26 @@ export class PostgresLink {
     } catch (error) {
       throw isOutage(error) ? unavailable('PostgreSQL', error, doing) : error;
     }
+    // A connection that drops while lent to us reports it as an 'error' event too (its statement rejects as well).
+    client.on('error', ignore);
     try {
       const result = await withDeadline(work(client), timeoutMs, () => new DeadlineError(timeoutMs));
+      client.removeListener('error', ignore);
       client.release();
       return result;
     } catch (error) {
       const outage = isOutage(error);
+      // A failed connection is destroyed with our listener on it: it may still report its end.
+      if (!outage) client.removeListener('error', ignore);
       // A connection that failed or missed its deadline may be mid-statement: destroy it (the server rolls back).
       client.release(outage ? asError(error) : undefined);
       throw outage ? unavailable('PostgreSQL', error, doing) : error;
     }
   }
+}
+
+function ignore(): void {
+  // Heard through the statement's own rejection.
 }
 
 function asError(value: unknown): Error {

@@ -16,7 +16,6 @@ import type {
 } from '../webhooks/registry/contract.js';
 import { conflictFrom } from '../webhooks/registry/shared/conflicts.js';
 import { checkServing, StoreContact } from '../webhooks/registry/shared/contact.js';
-import type { ListenRecord } from '../webhooks/registry/shared/listen-mirror.js';
 import { ProductionMirror } from '../webhooks/registry/shared/production-mirror.js';
 import { SharedTestListens } from '../webhooks/registry/shared/test-listens.js';
 import { ChangeLog, type ChangeEntry } from './change-log.js';
@@ -26,8 +25,14 @@ import { LogReader } from './log-follower.js';
 import { resolvePostgresOptions, type PostgresRegistryHealth, type PostgresWebhookRegistryOptions, type ResolvedPostgresOptions } from './options.js';
 import { openPool, PostgresLink, type PostgresPoolLike } from './pool.js';
 import { checkSchema, migrateSchema } from './schema.js';
+import { loadSnapshot } from './snapshot.js';
 import { Sweeper } from './sweeper.js';
 import { PostgresWaits } from './waits.js';
+
+const MISSING_ERROR_LISTENER = {
+  type: 'warning', code: 'missingErrorListener',
+  message: 'PostgresWebhookRegistry: the pg Pool has no \'error\' listener, so node-postgres crashes the process when an idle connection drops (a database restart); add pool.on(\'error\', …).',
+} as const;
 
 function asError(value: unknown): Error {
   return value instanceof Error ? value : new Error(String(value));
@@ -89,8 +94,9 @@ export class PostgresWebhookRegistry implements WebhookRegistry {
       await sql(`INSERT INTO ${s}.workflows (workflow_id, workflow) VALUES ($1, $2) ON CONFLICT (workflow_id) DO UPDATE SET workflow = EXCLUDED.workflow`, [plain.workflowId, json]);
       await sql(`DELETE FROM ${s}.routes WHERE workflow_id = $1`, [plain.workflowId]);
       // The primary key on (method, path) decides: a route another workflow holds is not inserted, and all is rolled back.
+      // In one order, so two activations sharing addresses wait for each other instead of deadlocking.
       const taken = await sql(`INSERT INTO ${s}.routes (method, path, workflow_id) SELECT m, p, $3 FROM unnest($1::text[], $2::text[]) AS t(m, p)
-        ON CONFLICT DO NOTHING RETURNING method`, [methods, paths, plain.workflowId]);
+        ORDER BY m, p ON CONFLICT DO NOTHING RETURNING method`, [methods, paths, plain.workflowId]);
       if (taken.rows.length === methods.length) return { result: undefined, log: { op: 'activate', subject: plain.workflowId, data: json } };
       const held = await sql(`SELECT r.method, r.path, r.workflow_id, w.workflow FROM ${s}.routes r JOIN ${s}.workflows w USING (workflow_id)
         WHERE r.workflow_id <> $3 AND (r.method, r.path) IN (SELECT * FROM unnest($1::text[], $2::text[])) LIMIT 1`, [methods, paths, plain.workflowId]);
@@ -221,12 +227,7 @@ export class PostgresWebhookRegistry implements WebhookRegistry {
   async #start(): Promise<void> {
     this.#state = 'starting';
     const pool = await this.#openPool();
-    if (this.#options.pool !== undefined && pool.listenerCount?.('error') === 0) {
-      this.#options.onEvent({
-        type: 'warning', code: 'missingErrorListener',
-        message: 'PostgresWebhookRegistry: the pg Pool has no \'error\' listener, so node-postgres will crash the process when an idle connection drops (a database restart); add pool.on(\'error\', …).',
-      });
-    }
+    if (this.#options.pool !== undefined && pool.listenerCount?.('error') === 0) this.#options.onEvent(MISSING_ERROR_LISTENER);
     if (this.#options.migrate) await migrateSchema(this.#link, this.#options.schema);
     else await checkSchema(this.#link, this.#options.schema);
     const version = await this.#load();
@@ -245,37 +246,12 @@ export class PostgresWebhookRegistry implements WebhookRegistry {
     this.#options.onEvent({ type: 'ready', version, workflows: this.#production.size });
   }
 
-  /** Rebuilds every table from one consistent snapshot (REPEATABLE READ); resolves the log version it stands at. */
+  /** Rebuilds every table from one consistent snapshot; resolves the log version it stands at. */
   async #load(): Promise<number> {
-    const s = this.#options.schema;
-    const snapshot = await this.#link.transaction(async (sql) => {
-      await sql('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-      const state = await sql(`SELECT version, ${s}.now_ms() AS now FROM ${s}.log_state`);
-      const now = Number(state.rows[0]?.now);
-      const workflows = await sql(`SELECT workflow_id, workflow FROM ${s}.workflows`);
-      const listens = await sql(`SELECT listen_id, record FROM ${s}.listens WHERE expires_at >= $1`, [now]);
-      return { result: { version: Number(state.rows[0]?.version), now, workflows: workflows.rows, listens: listens.rows } };
-    }, 'loading the webhooks');
+    const snapshot = await loadSnapshot(this.#link, this.#options.schema, (error, during) => this.#report(error, during));
     this.#clockOffset = snapshot.now - Date.now();
-    const workflows = new Map<string, { workflow: WorkflowWebhooks; webhooks: RegisteredWebhook[] }>();
-    for (const row of snapshot.workflows) {
-      try {
-        const workflow = JSON.parse(String(row.workflow)) as WorkflowWebhooks;
-        workflows.set(String(row.workflow_id), { workflow, webhooks: resolveWorkflowWebhooks(workflow) });
-      } catch (error) {
-        this.#report(error, `loading workflow "${String(row.workflow_id)}"`);
-      }
-    }
-    const listens: ListenRecord[] = [];
-    for (const row of snapshot.listens) {
-      try {
-        listens.push(JSON.parse(String(row.record)) as ListenRecord);
-      } catch (error) {
-        this.#report(error, `loading test listen "${String(row.listen_id)}"`);
-      }
-    }
-    this.#production.replace(workflows, snapshot.version, false);
-    this.#tests.replace(listens);
+    this.#production.replace(snapshot.workflows, snapshot.version, false);
+    this.#tests.replace(snapshot.listens);
     return snapshot.version;
   }
 

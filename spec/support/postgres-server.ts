@@ -62,9 +62,16 @@ export class PostgresServer {
     return `postgres://postgres@127.0.0.1:${this.port}/postgres`;
   }
 
-  /** Restarts it as a crash would: every connection dropped, no clean shutdown (`pg_ctl restart -m immediate`). */
+  /**
+   * Restarts it as a crash would: every connection dropped, no clean shutdown (`pg_ctl restart -m immediate`). A
+   * start right after an immediate stop can find the old server's last backends still exiting: it is tried again.
+   */
   async restartImmediately(): Promise<void> {
-    await this.#pgCtl(['restart', '-m', 'immediate']);
+    try {
+      await this.#pgCtl(['restart', '-m', 'immediate']);
+    } catch {
+      await this.startAgain();
+    }
   }
 
   /** Stops it at once (`-m immediate`) without removing its data, until `startAgain()`. */
@@ -74,7 +81,15 @@ export class PostgresServer {
   }
 
   async startAgain(): Promise<void> {
-    await this.#pgCtl(['start']);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.#pgCtl(['start']);
+        return;
+      } catch (error) {
+        if (attempt === 5) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
   }
 
   async stop(): Promise<void> {
