@@ -9,3 +9,4 @@ export type { PostgresClientLike, PostgresPoolLike, QueryResultLike } from './po
 export { migrate, type PostgresMigrateOptions } from './migrate.js';
 export { SCHEMA_VERSION } from './schema.js';
 export { PostgresCallLog, type PostgresCallLogOptions } from './call-log.js';
+export type { SharedStoreEvent, SharedStoreHealth } from '../webhooks/registry/shared/events.js';

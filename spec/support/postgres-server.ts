@@ -21,7 +21,8 @@ function debianFolders(): string[] {
   return readdirSync(root).sort((a, b) => Number(b) - Number(a)).map((version) => join(root, version, 'bin'));
 }
 
-export const POSTGRES: Service = { binary: 'pg_ctl', debianPackage: 'postgresql', folders: debianFolders() };
+/** Its folders are read when asked, so a server just installed by findService() is found. */
+export const POSTGRES: Service = { binary: 'pg_ctl', debianPackage: 'postgresql', get folders() { return debianFolders(); } };
 
 /** The unprivileged user a root process runs the server as. */
 const NOBODY = { uid: 65534, gid: 65534 };
