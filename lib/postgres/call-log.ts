@@ -6,6 +6,7 @@
 import type { CallLog, CallRecordListener } from '../console/calls/contract.js';
 import type { CallRecord } from '../console/protocol.js';
 import { checkCapacity } from '../console/calls/memory-log.js';
+import { parseCall, tellListeners } from '../console/calls/stored-call.js';
 import { errorFields, safeLogger, type WebhookLogger } from '../core/logger.js';
 import { checkConnection, fail, positive } from './options.js';
 import { checkSchemaName, openPool, PostgresLink, type PostgresClientLike, type PostgresPoolLike } from './pool.js';
@@ -33,16 +34,6 @@ export interface PostgresCallLogOptions {
 /** A notification's payload is limited to 8000 bytes: a longer call is announced by its row number and read. */
 const INLINE_BYTES = 7000;
 const RETRY_MS = 500;
-
-function parseCall(text: unknown): CallRecord | undefined {
-  if (typeof text !== 'string') return undefined;
-  try {
-    const call = JSON.parse(text) as Partial<CallRecord> | null;
-    return typeof call === 'object' && call !== null && typeof call.callId === 'string' && typeof call.at === 'number' ? call as CallRecord : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 export class PostgresCallLog implements CallLog {
   readonly capacity: number;
@@ -172,14 +163,6 @@ export class PostgresCallLog implements CallLog {
       const found = await this.#link.query(`SELECT call FROM ${this.#schema}.calls WHERE seq = $1`, [Number(payload.slice(1))], 'reading an announced call').catch(() => undefined);
       text = found?.rows[0]?.call;
     }
-    const call = parseCall(text);
-    if (call === undefined) return;
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener(call);
-      } catch {
-        // One listener failing must not keep the call from the others.
-      }
-    }
+    tellListeners(this.#listeners, text);
   }
 }

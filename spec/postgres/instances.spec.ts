@@ -62,6 +62,20 @@ if (findService(POSTGRES) === undefined) {
       expect(cluster.all.map((instance) => instance.runs)).to.deep.equal([1, 1, 0]);
     });
 
+    it('tells exactly one of the three instances of a wait that expired with nobody calling, and forgets it', async () => {
+      const heard: string[] = [];
+      const stops = cluster.all.map((instance, index) => instance.registry.onWaitExpired((entry) => heard.push(`${index} ${entry.waitId}`)));
+      const now = Date.now();
+      await cluster.all[0]?.registry.putWait({ waitId: 'lapses', status: 'waiting', expiresAt: now + 300, workflowId: 'wf', nodeName: 'Wait', mode: 'production', startedAt: now });
+      expect((await cluster.all[1]?.registry.getWait('lapses'))?.status).to.equal('waiting');
+      await eventually(async () => heard.length === 1, 5000);
+      // Another second of sweeps on every instance: none tells it again.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(heard.map((line) => line.split(' ')[1])).to.deep.equal(['lapses']);
+      expect(await cluster.all[2]?.registry.getWait('lapses')).to.equal(undefined);
+      for (const stop of stops) stop();
+    });
+
     it('holds a rate limit of 10 per window across the three instances', async () => {
       const [a, b, c] = cluster.all;
       await a?.registry.activate({ ...hook('limited', 'limited'), settings: { rateLimit: { limit: 10, windowMs: 60_000 } } });
