@@ -110,8 +110,11 @@ export class LogReader {
       opened.on('error', (error) => this.#dropped(opened, error));
       opened.on('notification', this.#onNotification);
       await withDeadline(opened.query(`LISTEN ${channelOf(this.#schema)}`), this.#timeoutMs, () => new Error(`LISTEN unanswered within ${this.#timeoutMs} ms`));
+      // Dropped meanwhile (its error came before LISTEN's answer): released and replaced already.
+      if (this.#gone.has(opened)) return;
       if (this.#stopped) {
-        opened.release();
+        this.#gone.add(opened);
+        opened.release(new Error('the registry stopped following its change log'));
         return;
       }
       this.#listener = opened;
@@ -151,7 +154,7 @@ export class LogReader {
     await this.#reading;
     const listener = this.#listener;
     this.#listener = undefined;
-    if (listener === undefined) return;
+    if (listener === undefined || this.#gone.has(listener)) return;
     listener.removeListener('notification', this.#onNotification);
     // Released with an error, so the pool closes it rather than lending it on still listening, with our error listener.
     this.#gone.add(listener);

@@ -130,23 +130,26 @@ export class PostgresLink {
     } catch (error) {
       throw isOutage(error) ? unavailable('PostgreSQL', error, doing) : error;
     }
-    // A connection that drops while lent to us reports it as an 'error' event too (its statement rejects as well).
-    client.on('error', ignore);
+    // A connection that drops while lent to us reports it as an 'error' event too (its statement rejects as well):
+    // each connection gets one listener for good, the first time it is lent to us.
+    if (!guarded.has(client)) {
+      guarded.add(client);
+      client.on('error', ignore);
+    }
     try {
       const result = await withDeadline(work(client), timeoutMs, () => new DeadlineError(timeoutMs));
-      client.removeListener('error', ignore);
       client.release();
       return result;
     } catch (error) {
       const outage = isOutage(error);
-      // A failed connection is destroyed with our listener on it: it may still report its end.
-      if (!outage) client.removeListener('error', ignore);
       // A connection that failed or missed its deadline may be mid-statement: destroy it (the server rolls back).
       client.release(outage ? asError(error) : undefined);
       throw outage ? unavailable('PostgreSQL', error, doing) : error;
     }
   }
 }
+
+const guarded = new WeakSet<PostgresClientLike>();
 
 function ignore(): void {
   // Heard through the statement's own rejection.
