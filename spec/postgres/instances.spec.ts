@@ -50,16 +50,16 @@ if (findService(POSTGRES) === undefined) {
       expect(result?.status === 'received' && [result.run.items[0]?.json.body, result.output?.items[0]?.json]).to.deep.equal([{ from: 'c' }, { instance: '2', body: { from: 'c' } }]);
     });
 
-    it('resumes on B, exactly once, a run suspended on A, under 10 racing resumes', async () => {
-      const [a, b] = cluster.all;
+    it('resumes on B or C, exactly once, a run suspended on A, under 10 racing resumes spread over both', async () => {
+      const [a] = cluster.all;
       await a?.registry.activate(hook('suspends', 'suspend'));
       expect((await call(`${a?.url}/webhook/suspend`)).status).to.equal(200);
       const resume = cluster.resumes[0] as string;
-      const answers = await Promise.all(Array.from({ length: 10 }, () => call(`${b?.url}${resume}`, 'POST', { approved: true })));
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, index) => call(`${cluster.all[1 + (index % 2)]?.url}${resume}`, 'POST', { approved: true })));
       const statuses = answers.map((answer) => answer.status).sort();
       expect(statuses).to.deep.equal([200, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
-      expect(answers.find((answer) => answer.status === 200)?.body).to.deep.equal({ instance: '1', resumed: { from: 0 } });
-      expect(cluster.all.map((instance) => instance.runs)).to.deep.equal([1, 1, 0]);
+      expect(answers.find((answer) => answer.status === 200)?.body?.resumed).to.deep.equal({ from: 0 });
+      expect([cluster.all[0]?.runs, (cluster.all[1]?.runs ?? 0) + (cluster.all[2]?.runs ?? 0)]).to.deep.equal([1, 1]);
     });
 
     it('tells exactly one of the three instances of a wait that expired with nobody calling, and forgets it', async () => {
