@@ -44,6 +44,7 @@ const settle = () => new Promise((done) => setTimeout(done, 50));
 await import('workflow-webhooks');
 const definitions = await import('workflow-webhooks/definitions');
 await import('workflow-webhooks/redis');
+await import('workflow-webhooks/postgres');
 await import('workflow-webhooks/console');
 await import('workflow-webhooks/fastify');
 await settle();
@@ -70,6 +71,8 @@ describe('optional heavy dependencies', function () {
     expect(onImport.filter((name) => LAZY.includes(name))).to.deep.equal([]);
     // Queue mode's and OpenTelemetry's packages belong to their own entry points: the others never load them.
     expect(onImport.filter((name) => ['bullmq', 'redis', '@redis/client', '@opentelemetry/api'].includes(name))).to.deep.equal([]);
+    // The PostgreSQL registry is handed the host's pg.Pool: node-postgres is loaded only for a connection string.
+    expect(onImport.filter((name) => name === 'pg' || name.startsWith('pg-'))).to.deep.equal([]);
     // The Fastify plugin is handed the app it runs in: it imports nothing of Fastify, so a host pays for none of it.
     expect(onImport.filter((name) => name === 'fastify' || name.startsWith('@fastify/'))).to.deep.equal([]);
     expect(afterUse).to.include.members(LAZY);

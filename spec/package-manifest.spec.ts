@@ -104,13 +104,18 @@ describe('package.json', () => {
 
   it('asks for each peer only as optional, the package of one entry point: a host that never imports it installs nothing new', () => {
     const peers = Object.keys(manifest.peerDependencies ?? {}).sort();
-    expect(peers).to.deep.equal(['@opentelemetry/api', 'bullmq', 'fastify', 'redis']);
+    expect(peers).to.deep.equal(['@opentelemetry/api', 'bullmq', 'fastify', 'pg', 'redis']);
     for (const name of peers) expect(manifest.peerDependenciesMeta?.[name], name).to.deep.equal({ optional: true });
     for (const name of peers) expect(manifest.dependencies, name).to.not.have.property(name);
     // Fastify 5 and later; an open range, so that a host on a newer Fastify through middie is never refused at install.
     expect(manifest.peerDependencies?.fastify).to.equal('>=5.0.0');
     expect(manifest.exports['./fastify']).to.deep.equal({
       'workflow-webhooks-source': './lib/fastify/index.ts', types: './dist/fastify/index.d.ts', default: './dist/fastify/index.js',
+    });
+    // node-postgres 8 and later, for workflow-webhooks/postgres only.
+    expect(manifest.peerDependencies?.pg).to.equal('>=8.0.0');
+    expect(manifest.exports['./postgres']).to.deep.equal({
+      'workflow-webhooks-source': './lib/postgres/index.ts', types: './dist/postgres/index.d.ts', default: './dist/postgres/index.js',
     });
   });
 

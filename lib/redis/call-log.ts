@@ -5,8 +5,9 @@
 import type { CallLog, CallRecordListener } from '../console/calls/contract.js';
 import type { CallRecord } from '../console/protocol.js';
 import { checkCapacity } from '../console/calls/memory-log.js';
+import { parseCall, tellListeners } from '../console/calls/stored-call.js';
 import { discard, isReplyError, type RedisClientLike } from './client.js';
-import { withDeadline } from './link.js';
+import { withDeadline } from '../webhooks/registry/shared/contact.js';
 import { script } from './scripts.js';
 import { sendVia, topologyOf, type RedisTopology } from './topology.js';
 import { errorFields, safeLogger, type WebhookLogger } from '../core/logger.js';
@@ -54,17 +55,6 @@ function fail(name: string, rule: string): never {
 
 function asError(value: unknown): Error {
   return value instanceof Error ? value : new Error(String(value));
-}
-
-/** A stored or published call, or undefined for anything else (a foreign writer, a newer format). */
-function parseCall(text: unknown): CallRecord | undefined {
-  if (typeof text !== 'string') return undefined;
-  try {
-    const call = JSON.parse(text) as Partial<CallRecord> | null;
-    return typeof call === 'object' && call !== null && typeof call.callId === 'string' && typeof call.at === 'number' ? call as CallRecord : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -211,7 +201,7 @@ export class RedisCallLog implements CallLog {
     connection.on('ready', () => { down = false; });
     this.#subscribing = (async () => {
       await connection.connect();
-      await connection.subscribe(this.#channel, (message) => this.#deliver(message));
+      await connection.subscribe(this.#channel, (message) => tellListeners(this.#listeners, message));
     })().catch((error: unknown) => {
       if (this.#subscriber === connection) this.#subscriber = undefined;
       discard(connection);
@@ -222,17 +212,5 @@ export class RedisCallLog implements CallLog {
     });
     // Heard through onError already; subscribed() hands the rejection to whoever asks.
     this.#subscribing.catch(() => undefined);
-  }
-
-  #deliver(message: string): void {
-    const call = parseCall(message);
-    if (call === undefined) return;
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener(call);
-      } catch {
-        // One listener failing must not keep the call from the others.
-      }
-    }
   }
 }

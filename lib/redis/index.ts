@@ -8,3 +8,4 @@ export type { RedisRegistryEvent, RedisRegistryHealth, RedisWebhookRegistryOptio
 export type { RedisClientLike } from './client.js';
 export { RedisCallLog } from './call-log.js';
 export type { RedisCallLogClient, RedisCallLogOptions } from './call-log.js';
+export type { SharedStoreEvent, SharedStoreHealth } from '../webhooks/registry/shared/events.js';

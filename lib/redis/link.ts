@@ -5,6 +5,7 @@
  * paused, killed or black-holed Redis never makes a caller wait longer than the deadline.
  */
 import { WebhookError } from '../core/errors.js';
+import { unavailable as storeUnavailable, withDeadline } from '../webhooks/registry/shared/contact.js';
 import { borrowed, canDuplicate, discard, isReplyError, type RedisClientLike } from './client.js';
 import type { Script } from './scripts.js';
 import { sendVia, type RedisTopology } from './topology.js';
@@ -16,20 +17,9 @@ export interface RedisRoute {
   key: string;
 }
 
+/** A command Redis could not answer: 503 REGISTRY_UNAVAILABLE, saying what was being done. */
 export function unavailable(cause: unknown, doing: string): WebhookError {
-  const reason = cause instanceof Error && cause.message !== '' ? `: ${cause.message}` : '';
-  return new WebhookError('REGISTRY_UNAVAILABLE', `Redis could not be reached while ${doing}${reason}.`, {
-    cause,
-    hint: 'Changes to the webhook registry need Redis; calls to active webhooks are still served from memory. Check that Redis is running and reachable.',
-  });
-}
-
-/** Settles like `work`, or rejects with `onLate()` after `ms`. */
-export function withDeadline<T>(work: Promise<T>, ms: number, onLate: () => Error): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(onLate()), ms); });
-  work.catch(() => undefined);
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+  return storeUnavailable('Redis', cause, doing);
 }
 
 /** node-redis' errors for a command refused before it was written: the client is offline or closed. */

@@ -6,7 +6,8 @@
  * so a paused Redis is noticed within a block period plus the command timeout, and a lost connection is replaced.
  */
 import { canDuplicate, discard, type RedisClientLike } from './client.js';
-import { openDuplicate, withDeadline, type RedisRoute } from './link.js';
+import { openDuplicate, type RedisRoute } from './link.js';
+import { withDeadline } from '../webhooks/registry/shared/contact.js';
 import { sendVia } from './topology.js';
 
 export interface LogEntry {

@@ -1,29 +1,18 @@
 /**
  * Options of the Redis registry, checked and defaulted once, in the constructor; nothing deeper reads raw options.
  */
-import type { WorkflowWebhooks } from '../core/types.js';
-import { errorFields, safeLogger, type WebhookLogger } from '../core/logger.js';
+import { safeLogger, type WebhookLogger } from '../core/logger.js';
+import { loggedEvents, stderrEvents, type SharedStoreEvent, type SharedStoreHealth } from '../webhooks/registry/shared/events.js';
 import type { RedisClientLike } from './client.js';
 import { slotPrefix, topologyOf, type RedisTopology } from './topology.js';
 import { checkMaxWaiting } from '../webhooks/registry/waits.js';
 
-/** What the registry reports about its link to Redis and the state it mirrors. */
+/**
+ * What the registry reports about its link to Redis and the state it mirrors: the events every shared store tells,
+ * and a warning of its own.
+ */
 export type RedisRegistryEvent =
-  /** Routes loaded and the change log followed: `ready()` resolved. */
-  | { type: 'ready'; version: number; workflows: number }
-  /** Redis stopped answering: calls are served from memory, changes are refused. */
-  | { type: 'disconnected'; error: Error }
-  /** Redis answers again after `downMs`; what changed meanwhile is read from the log, or reloaded. */
-  | { type: 'reconnected'; downMs: number }
-  /** Everything was loaded again: the log had lost entries this instance missed (`gap`), or the store was reset. */
-  | { type: 'resynced'; reason: 'gap' | 'reset'; version: number; workflows: number }
-  /**
-   * Redis came back empty (restarted without persistence, flushed). This instance keeps serving `workflows` from
-   * memory; activate them again (`for (const w of event.workflows) await registry.activate(w)`) to restore the store.
-   */
-  | { type: 'storeReset'; workflows: WorkflowWebhooks[] }
-  /** Something failed in the background (a relayed test call, a log entry this version cannot read). */
-  | { type: 'error'; error: Error; during: string }
+  | SharedStoreEvent
   /**
    * A setup that will fail later, said once at `ready()`: `missingErrorListener` when the client it was given has no
    * 'error' listener (node-redis then crashes the process with an unhandled 'error' event the first time Redis drops);
@@ -32,18 +21,8 @@ export type RedisRegistryEvent =
    */
   | { type: 'warning'; code: 'missingErrorListener' | 'tooFewReplicas'; message: string };
 
-export interface RedisRegistryHealth {
-  /** `degraded`: Redis does not answer; calls are served from memory, changes are refused. */
-  status: 'starting' | 'ready' | 'degraded' | 'closed';
-  /** Milliseconds since Redis last answered this instance. */
-  sinceContactMs: number;
-  /** False once cut off for longer than `staleAfterMs`: calls are then answered 503. */
-  serving: boolean;
-  /** Number of the last change this instance applied. */
-  version: number;
-  workflows: number;
-  testListens: number;
-}
+/** `health()`: as every shared store's registry reports it. */
+export type RedisRegistryHealth = SharedStoreHealth;
 
 export interface RedisWebhookRegistryOptions {
   /**
@@ -120,26 +99,7 @@ function positive(name: string, value: unknown, fallback: number): number {
   return value;
 }
 
-/** Writes what an operator must see to stderr when the host gave neither a listener nor a logger. */
-function stderrEvents(event: RedisRegistryEvent): void {
-  if (event.type === 'disconnected') console.error(`workflow-webhooks/redis: Redis is unreachable (${event.error.message}); serving webhooks from memory, changes are refused.`);
-  else if (event.type === 'reconnected') console.error(`workflow-webhooks/redis: Redis is reachable again after ${event.downMs} ms.`);
-  else if (event.type === 'storeReset') console.error(`workflow-webhooks/redis: Redis came back empty; ${event.workflows.length} workflows are served from memory until they are activated again.`);
-  else if (event.type === 'warning') console.error(`workflow-webhooks/redis: ${event.message}`);
-  else if (event.type === 'error') console.error(`workflow-webhooks/redis: failed while ${event.during}:`, event.error);
-}
-
-/** The same records through the host's logger. */
-function loggedEvents(logger: WebhookLogger): (event: RedisRegistryEvent) => void {
-  return (event) => {
-    const from = { component: 'workflow-webhooks/redis' };
-    if (event.type === 'disconnected') logger.warn({ ...from, err: errorFields(event.error) }, 'Redis is unreachable; serving webhooks from memory, changes are refused');
-    else if (event.type === 'reconnected') logger.warn({ ...from, downMs: event.downMs }, `Redis is reachable again after ${event.downMs} ms`);
-    else if (event.type === 'storeReset') logger.warn({ ...from, workflows: event.workflows.length }, 'Redis came back empty; its workflows are served from memory until they are activated again');
-    else if (event.type === 'warning') logger.warn({ ...from, code: event.code }, event.message);
-    else if (event.type === 'error') logger.error({ ...from, err: errorFields(event.error), during: event.during }, `failed while ${event.during}`);
-  };
-}
+const VOICE = { component: 'workflow-webhooks/redis', store: 'Redis' };
 
 export function resolveRedisOptions(options: RedisWebhookRegistryOptions): ResolvedRedisOptions {
   if (typeof options !== 'object' || options === null) fail('object', 'is required: new RedisWebhookRegistry({ client })');
@@ -155,7 +115,7 @@ export function resolveRedisOptions(options: RedisWebhookRegistryOptions): Resol
   if (options.logger !== undefined && (typeof options.logger?.warn !== 'function' || typeof options.logger.error !== 'function')) {
     fail('logger', 'must have warn(fields, message) and error(fields, message)');
   }
-  const listener = options.onEvent ?? (options.logger === undefined ? stderrEvents : loggedEvents(safeLogger(options.logger)));
+  const listener = options.onEvent ?? (options.logger === undefined ? stderrEvents(VOICE) : loggedEvents(safeLogger(options.logger), VOICE));
   const topology = topologyOf(client);
   return {
     client,

@@ -7,7 +7,7 @@
  * callers share its overflow budget, so a flood of invented keys cannot grow Redis without bound. Keys hold digests
  * only, under the registry's prefix: on a cluster they share its hash slot, as a script's keys must.
  */
-import { createHash } from 'node:crypto';
+import { keyPart } from '../webhooks/registry/shared/digests.js';
 import type { RateLimitCharge, RateLimitResult } from '../core/rate-limits.js';
 import type { RegistryKeys } from './keys.js';
 import { RedisLink } from './link.js';
@@ -62,11 +62,6 @@ for i = 1, n do reply[#reply + 1] = math.max(0, tonumber(ARGV[i * 4 - 3]) - coun
 for i = 1, n do reply[#reply + 1] = math.max(1, left[i]) end
 return reply
 `, false);
-
-/** An id as a key part: the stage's digests as they are; anything else (a host calling the registry itself) hashed. */
-function keyPart(id: string): string {
-  return /^[\w-]{1,64}$/.test(id) ? id : createHash('sha256').update(id).digest('base64url');
-}
 
 export class RedisRateLimits {
   readonly #link: RedisLink;

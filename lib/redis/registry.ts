@@ -12,17 +12,18 @@ import type {
 } from '../webhooks/registry/contract.js';
 import type { WebhookKind, WorkflowWebhooks } from '../core/types.js';
 import { asError, warnIfNoErrorListener } from './client.js';
-import { conflictFrom } from './conflicts.js';
+import { conflictFrom } from '../webhooks/registry/shared/conflicts.js';
 import { registryKeys, type RegistryKeys } from './keys.js';
 import { RedisLink, unavailable } from './link.js';
 import { rememberMessageId } from './message-ids.js';
 import { LogReader, parseEntry, type LogEntry, type LogPosition } from './log-reader.js';
 import { resolveRedisOptions, type RedisRegistryHealth, type RedisWebhookRegistryOptions, type ResolvedRedisOptions } from './options.js';
-import { ProductionMirror } from './production-mirror.js';
+import { ProductionMirror } from '../webhooks/registry/shared/production-mirror.js';
 import { ACTIVATE, DEACTIVATE, ENSURE_EPOCH, type Script } from './scripts.js';
 import { loadSnapshot } from './snapshot.js';
-import { RedisTestListens } from './test-listens.js';
-import { checkServing, RedisContact } from './contact.js';
+import { SharedTestListens } from '../webhooks/registry/shared/test-listens.js';
+import { checkServing, StoreContact } from '../webhooks/registry/shared/contact.js';
+import { listenChange, redisListenStore } from './listen-store.js';
 import { RegistryReplicas } from './registry-replicas.js';
 import { RedisWaits } from './waits.js';
 import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../core/waits.js';
@@ -34,7 +35,7 @@ export class RedisWebhookRegistry implements WebhookRegistry {
   readonly #keys: RegistryKeys;
   readonly #link: RedisLink;
   readonly #production = new ProductionMirror();
-  readonly #tests: RedisTestListens;
+  readonly #tests: SharedTestListens;
   #reader: LogReader | undefined;
   #epoch = '';
   /** Redis' clock minus this machine's, measured at each load. */
@@ -42,7 +43,7 @@ export class RedisWebhookRegistry implements WebhookRegistry {
   #state: 'new' | 'starting' | 'ready' | 'closed' = 'new';
   #starting: Promise<void> | undefined;
   #resetting: Promise<LogPosition> | undefined;
-  readonly #contact: RedisContact;
+  readonly #contact: StoreContact;
   readonly #waits: RedisWaits;
   readonly #replicas: RegistryReplicas;
   readonly #rateLimits: RedisRateLimits;
@@ -51,17 +52,18 @@ export class RedisWebhookRegistry implements WebhookRegistry {
     this.#options = resolveRedisOptions(options);
     this.#keys = registryKeys(this.#options.prefix);
     this.#link = new RedisLink(this.#options.client, this.#options.commandTimeoutMs, () => undefined, { topology: this.#options.topology, key: this.#keys.epoch });
-    this.#contact = new RedisContact(this.#options.onEvent);
+    this.#contact = new StoreContact('Redis', this.#options.onEvent);
     this.#replicas = new RegistryReplicas(this.#options, this.#keys.acks);
     this.#rateLimits = new RedisRateLimits(this.#options, this.#keys);
     this.#waits = new RedisWaits(this.#link, this.#keys, this.#options.maxWaiting, () => Date.now() + this.#clockOffset, this.#replicas);
-    this.#tests = new RedisTestListens({
-      keys: this.#keys,
+    this.#tests = new SharedTestListens({
+      store: redisListenStore({
+        keys: this.#keys,
+        change: (script, keys, args, doing) => this.#change(script, keys, args, doing),
+        command: (args, doing) => this.#link.command(args, doing),
+      }),
       instanceId: randomUUID(),
-      change: (script, keys, args, doing) => this.#change(script, keys, args, doing),
-      // Read once and gone: the relayed call holds the caller's headers and body.
-      read: async (key, doing) => await this.#link.command(['GETDEL', key], doing) as string | null,
-      redisNow: () => Date.now() + this.#clockOffset,
+      storeNow: () => Date.now() + this.#clockOffset,
       report: (error, during) => this.#options.onEvent({ type: 'error', error: asError(error), during }),
     });
   }
@@ -281,7 +283,7 @@ export class RedisWebhookRegistry implements WebhookRegistry {
       } else if (op === 'deactivate') {
         this.#production.apply(id, undefined, entry.version);
       } else {
-        await this.#tests.apply(entry);
+        await this.#tests.apply(listenChange(entry));
       }
     } catch (error) {
       if (error instanceof WebhookError && error.code === 'REGISTRY_UNAVAILABLE') throw error;

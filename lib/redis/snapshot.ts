@@ -8,7 +8,7 @@ import type { RegisteredWebhook } from '../webhooks/registry/contract.js';
 import type { WorkflowWebhooks } from '../core/types.js';
 import type { RegistryKeys } from './keys.js';
 import type { RedisLink } from './link.js';
-import type { ListenRecord } from './listen-mirror.js';
+import type { ListenRecord } from '../webhooks/registry/shared/listen-mirror.js';
 import type { LogPosition } from './log-reader.js';
 import { SNAPSHOT } from './scripts.js';
 

@@ -5,12 +5,15 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface Service {
   /** The binary to run, e.g. redis-server. */
   binary: string;
   /** The Debian package that holds it. */
   debianPackage: string;
+  /** Folders searched before PATH: Debian keeps PostgreSQL's server binaries off it (/usr/lib/postgresql/15/bin). */
+  folders?: readonly string[];
 }
 
 /**
@@ -29,9 +32,15 @@ function canInstall(): boolean {
   return process.platform === 'linux' && process.getuid?.() === 0 && existsSync('/etc/debian_version') && onPath('apt-get') !== undefined;
 }
 
+/** The service's binary in one of its own folders, or on PATH. */
+function located(service: Service): string | undefined {
+  const own = (service.folders ?? []).map((folder) => join(folder, service.binary)).find((path) => existsSync(path));
+  return own ?? onPath(service.binary);
+}
+
 /** The path of the service's binary, installing its Debian package when that is possible; undefined when missing. */
 export function findService(service: Service): string | undefined {
-  const found = onPath(service.binary);
+  const found = located(service);
   if (found !== undefined || !canInstall()) return found;
   process.stdout.write(`  (installing ${service.debianPackage} with apt-get for the specs that need it)\n`);
   try {
@@ -40,7 +49,7 @@ export function findService(service: Service): string | undefined {
     execFileSync('apt-get', ['update'], { stdio: 'ignore' });
     execFileSync('apt-get', ['install', '-y', '--no-install-recommends', service.debianPackage], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   }
-  return onPath(service.binary);
+  return located(service);
 }
 
 /** Records specs that could not run; fails at once when the run requires every service. */

@@ -4,9 +4,9 @@
  * gets it as plain data it can send on: respond(), the signal and the waiting members belong to the call and the
  * process it runs in, and a file path names a file on the other instance's disk.
  */
-import type { CapturedRun } from '../webhooks/registry/contract.js';
-import { ERROR_CODES, WebhookError, type WebhookErrorCode } from '../core/errors.js';
-import type { ExecutionResult, WebhookRun } from '../core/types.js';
+import type { CapturedRun } from '../contract.js';
+import { ERROR_CODES, WebhookError, type WebhookErrorCode } from '../../../core/errors.js';
+import type { ExecutionResult, WebhookRun } from '../../../core/types.js';
 
 const BUFFER = '$buffer';
 

@@ -1,13 +1,14 @@
 /**
- * Test listens across instances. A listen lives in Redis for its window; a call arriving at any instance claims
- * it with one script, so exactly one call runs cluster-wide. The run executes where the call arrived; its run data
- * and outcome are relayed through Redis to the instance holding the handle, which tells the handle's onEvent and
- * settles its result. Cancel, replacement and the window's end are log entries every instance applies.
+ * Test listens across instances, whatever the shared store. A listen lives in the store for its window; a call
+ * arriving at any instance claims it in one atomic step there, so exactly one call runs cluster-wide. The run executes
+ * where the call arrived; its run data and outcome are relayed through the store to the instance holding the handle,
+ * which tells the handle's onEvent and settles its result. Cancel, replacement and the window's end are change-log
+ * entries every instance applies. The store's own room supplies the atomic steps (`ListenStore`).
  */
 import { randomUUID } from 'node:crypto';
-import { resolveWorkflowWebhooks } from '../webhooks/registry/resolve-workflow.js';
-import { routeKey } from '../webhooks/registry/route-table.js';
-import { checkListenTimeout, safeListener } from '../webhooks/registry/test-listens.js';
+import { resolveWorkflowWebhooks } from '../resolve-workflow.js';
+import { routeKey } from '../route-table.js';
+import { checkListenTimeout, safeListener } from '../test-listens.js';
 import type {
   CapturedRun,
   ListedTestWebhook,
@@ -18,28 +19,46 @@ import type {
   TestListenOptions,
   TestListenResult,
   WebhookLookup,
-} from '../webhooks/registry/contract.js';
-import type { ExecutionResult, WorkflowWebhooks } from '../core/types.js';
+} from '../contract.js';
+import type { ExecutionResult, WorkflowWebhooks } from '../../../core/types.js';
 import { conflictFrom } from './conflicts.js';
-import type { RegistryKeys } from './keys.js';
 import { ListenMirror, type ListenRecord } from './listen-mirror.js';
-import type { LogEntry } from './log-reader.js';
 import { decodeOutcome, decodeRun, encodeOutcome, encodeRun } from './relay-codec.js';
-import { CLAIM, END, LISTEN, RELAY, type Script } from './scripts.js';
 
-/** How long a relayed run or outcome waits in Redis for the instance that listens. */
-const RELAY_TTL_MS = 5 * 60 * 1000;
+/** How long a relayed run or outcome waits in the store for the instance that listens. */
+export const RELAY_TTL_MS = 5 * 60 * 1000;
+
+export type RelayStep = 'arrived' | 'settled';
+
+/** What a store answers to a new listen: the window's end (store clock) and the workflow's replaced listen, or who holds an address. */
+export type ListenStored = { stored: true; expiresAt: number; replaced: string | undefined } | { stored: false; key: string; holder: ListenRecord };
+
+/** The atomic steps a store performs for test listens; each change also appends its entry to the change log. */
+export interface ListenStore {
+  /** Stores the listen for `timeoutMs` unless another workflow's live listen holds one of its route keys; ends the workflow's earlier listen ('replaced'). */
+  listen(listen: ListenRecord['listen'], timeoutMs: number): Promise<ListenStored>;
+  /** Ends a live listen as 'received': true for exactly one caller. */
+  claim(listenId: string): Promise<boolean>;
+  /** Ends a listen for `reason`: false when a call claimed it first or it ended otherwise. */
+  end(listenId: string, reason: 'timedOut' | 'cancelled'): Promise<boolean>;
+  /** Keeps a relayed step's payload for `RELAY_TTL_MS` and logs the step. */
+  relay(listenId: string, step: RelayStep, payload: string): Promise<void>;
+  /** Reads a relayed step's payload and removes it (null when gone). */
+  take(listenId: string, step: RelayStep): Promise<string | null>;
+}
+
+/** One change-log entry about test listens, as every store's log carries it. */
+export type ListenChange =
+  | { op: 'listen'; record: ListenRecord }
+  | { op: 'unlisten'; listenId: string; reason: string }
+  | { op: RelayStep; listenId: string };
 
 /** What the registry lends its test listens. */
 export interface ListenContext {
-  keys: RegistryKeys;
+  store: ListenStore;
   instanceId: string;
-  /** Runs a guarded script (epoch and deadline handled); resolves the reply. */
-  change(script: Script, keys: string[], args: string[], doing: string): Promise<unknown[]>;
-  /** Reads one key and removes it. */
-  read(key: string, doing: string): Promise<string | null>;
-  /** Redis' clock, estimated here. */
-  redisNow(): number;
+  /** The store's clock, estimated here. */
+  storeNow(): number;
   report(error: unknown, during: string): void;
 }
 
@@ -56,7 +75,7 @@ interface OwnListen {
   resolve: (result: TestListenResult) => void;
 }
 
-export class RedisTestListens {
+export class SharedTestListens {
   readonly #context: ListenContext;
   readonly #mirror = new ListenMirror();
   readonly #own = new Map<string, OwnListen>();
@@ -81,11 +100,6 @@ export class RedisTestListens {
     });
   }
 
-  #scriptKeys(): string[] {
-    const { keys } = this.#context;
-    return [keys.listens, keys.testRoutes, keys.testWorkflows];
-  }
-
   async listen(workflow: WorkflowWebhooks, options: TestListenOptions = {}): Promise<TestListenHandle> {
     const timeoutMs = checkListenTimeout(options.timeoutMs);
     resolveWorkflowWebhooks(workflow, 'test');
@@ -94,15 +108,11 @@ export class RedisTestListens {
     const listen: ListenRecord['listen'] = {
       listenId: randomUUID(), workflowId: plain.workflowId, workflow: plain, routeKeys, timeoutMs, instance: this.#context.instanceId,
     };
-    const reply = await this.#context.change(LISTEN, this.#scriptKeys(),
-      [listen.listenId, listen.workflowId, JSON.stringify(listen), String(timeoutMs), ...routeKeys], 'starting a test listen');
-    if (reply[0] === 'CONFLICT') {
-      const holder = JSON.parse(String(reply[2])) as ListenRecord;
-      throw conflictFrom(String(reply[1]), holder.listen.workflowId, JSON.stringify(holder.listen.workflow), 'test');
-    }
+    const reply = await this.#context.store.listen(listen, timeoutMs);
+    if (!reply.stored) throw conflictFrom(reply.key, reply.holder.listen.workflowId, JSON.stringify(reply.holder.listen.workflow), 'test');
     // The replaced listen stops here now; its handle, if another instance holds it, learns it from the log.
-    const replaced = String(reply[3]);
-    if (replaced !== '') {
+    const replaced = reply.replaced;
+    if (replaced !== undefined) {
       this.#mirror.close(replaced, 'cancelled');
       const earlier = this.#own.get(replaced);
       if (earlier?.state === 'listening') this.#finish(earlier, { status: 'cancelled', reason: 'replaced' });
@@ -115,7 +125,7 @@ export class RedisTestListens {
     };
     own.timer = setTimeout(() => void this.#expire(own), timeoutMs).unref();
     this.#own.set(own.id, own);
-    const webhooks = this.#mirror.open({ expiresAt: Number(reply[1]), listen }, timeoutMs)
+    const webhooks = this.#mirror.open({ expiresAt: reply.expiresAt, listen }, timeoutMs)
       ?? resolveWorkflowWebhooks(plain, 'test').map((webhook) => ({ ...webhook, listenId: own.id }));
     own.emit({ type: 'listening', listenId: own.id, workflowId: own.workflowId, expiresAt: own.expiresAt });
     return { listenId: own.id, expiresAt: own.expiresAt, webhooks, result, cancel: () => this.#end(own, 'cancelled') };
@@ -124,8 +134,7 @@ export class RedisTestListens {
   async claim(webhook: RegisteredWebhook): Promise<TestCallClaim | undefined> {
     const listenId = webhook.listenId;
     if (listenId === undefined) return undefined;
-    const reply = await this.#context.change(CLAIM, this.#scriptKeys(), [listenId], 'claiming a test call');
-    if (reply[0] !== 'OK') return undefined;
+    if (!await this.#context.store.claim(listenId)) return undefined;
     this.#mirror.close(listenId, 'received');
     const own = this.#own.get(listenId);
     if (own?.state === 'listening') {
@@ -136,16 +145,15 @@ export class RedisTestListens {
   }
 
   /** Applies one change-log entry about test listens. */
-  async apply(entry: LogEntry): Promise<void> {
-    const { op, listen: listenId = '' } = entry.fields;
-    if (op === 'listen') {
-      const record = JSON.parse(entry.fields.listen as string) as ListenRecord;
-      this.#mirror.open(record, record.expiresAt - this.#context.redisNow());
+  async apply(change: ListenChange): Promise<void> {
+    if (change.op === 'listen') {
+      this.#mirror.open(change.record, change.record.expiresAt - this.#context.storeNow());
       return;
     }
+    const { op, listenId } = change;
     const own = this.#own.get(listenId);
-    if (op === 'unlisten') {
-      const reason = entry.fields.reason;
+    if (change.op === 'unlisten') {
+      const reason = change.reason;
       this.#mirror.close(listenId, reason === 'replaced' ? 'cancelled' : reason as 'received' | 'timedOut' | 'cancelled');
       if (own?.state !== 'listening') return;
       if (reason === 'received') this.#claimed(own);
@@ -153,8 +161,8 @@ export class RedisTestListens {
       else this.#finish(own, { status: 'cancelled', reason: reason === 'replaced' ? 'replaced' : 'cancelled' });
       return;
     }
-    if ((op !== 'arrived' && op !== 'settled') || own === undefined || own.state === 'ended') return;
-    const text = await this.#context.read(this.#context.keys.relay(listenId, op), 'reading a relayed test call');
+    if (own === undefined || own.state === 'ended') return;
+    const text = await this.#context.store.take(listenId, op as RelayStep);
     if (text === null) {
       this.#context.report(new Error(`The relayed ${op} data of test listen ${listenId} expired before it was read.`), 'relaying a test call');
       return;
@@ -167,14 +175,14 @@ export class RedisTestListens {
   replace(records: ListenRecord[]): void {
     const live = new Set(records.map((record) => record.listen.listenId));
     for (const listenId of this.#mirror.ids()) if (!live.has(listenId)) this.#mirror.close(listenId, 'cancelled');
-    for (const record of records) this.#mirror.open(record, record.expiresAt - this.#context.redisNow());
+    for (const record of records) this.#mirror.open(record, record.expiresAt - this.#context.storeNow());
     for (const own of this.#own.values()) {
       if (own.state !== 'listening' || live.has(own.id)) continue;
       this.#finish(own, Date.now() >= own.expiresAt ? { status: 'timedOut' } : { status: 'cancelled', reason: 'cancelled' });
     }
   }
 
-  /** Ends this instance's listens (best effort in Redis) and stops every timer. */
+  /** Ends this instance's listens (best effort in the store) and stops every timer. */
   async close(): Promise<void> {
     const listening = [...this.#own.values()].filter((own) => own.state === 'listening');
     await Promise.all(listening.map((own) => this.#end(own, 'cancelled').catch(() => undefined)));
@@ -217,16 +225,16 @@ export class RedisTestListens {
     if (own.state !== 'listening') return;
     const doing = reason === 'timedOut' ? 'ending a test listen whose window passed' : 'cancelling a test listen';
     const result: TestListenResult = reason === 'timedOut' ? { status: 'timedOut' } : { status: 'cancelled', reason: 'cancelled' };
-    let reply: unknown[];
+    let ended: boolean;
     try {
-      reply = await this.#context.change(END, this.#scriptKeys(), [own.id, reason], doing);
+      ended = await this.#context.store.end(own.id, reason);
     } catch (error) {
-      // Without Redis the listen still ends here; in the store it lapses with its window.
+      // Without the store the listen still ends here; in the store it lapses with its window.
       this.#mirror.close(own.id, reason);
       this.#finish(own, result);
       throw error;
     }
-    if (reply[0] !== 'OK') return;
+    if (!ended) return;
     this.#mirror.close(own.id, reason);
     this.#finish(own, result);
   }
@@ -239,12 +247,11 @@ export class RedisTestListens {
     }
   }
 
-  /** A claim on an instance that does not hold the listen: run data and outcome go through Redis, in order. */
+  /** A claim on an instance that does not hold the listen: run data and outcome go through the store, in order. */
   #relayingClaim(listenId: string): TestCallClaim {
     let queue = Promise.resolve();
-    const send = (step: 'arrived' | 'settled', payload: () => string): void => {
-      queue = queue.then(() => this.#context.change(RELAY, [this.#context.keys.relay(listenId, step)],
-        [listenId, step, payload(), String(RELAY_TTL_MS)], 'relaying a test call to the instance that listens'))
+    const send = (step: RelayStep, payload: () => string): void => {
+      queue = queue.then(() => this.#context.store.relay(listenId, step, payload()))
         .then(() => undefined, (error: unknown) => this.#context.report(error, 'relaying a test call to the instance that listens'));
     };
     return {

@@ -3,10 +3,10 @@
  * opened and closed from the change log, and closed here too when their window ends, so an instance never serves a
  * listen past its window even if the instance that listens has gone away.
  */
-import { resolveWorkflowWebhooks } from '../webhooks/registry/resolve-workflow.js';
-import { TestAddresses } from '../webhooks/registry/test-addresses.js';
-import type { ListedTestWebhook, NotListeningReason, RegisteredWebhook, WebhookLookup } from '../webhooks/registry/contract.js';
-import type { WorkflowWebhooks } from '../core/types.js';
+import { resolveWorkflowWebhooks } from '../resolve-workflow.js';
+import { TestAddresses } from '../test-addresses.js';
+import type { ListedTestWebhook, NotListeningReason, RegisteredWebhook, WebhookLookup } from '../contract.js';
+import type { WorkflowWebhooks } from '../../../core/types.js';
 
 /** A listen as the store keeps it. */
 export interface ListenRecord {

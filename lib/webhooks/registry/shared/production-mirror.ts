@@ -4,9 +4,9 @@
  * twice, or an older one after a newer one, does nothing: the local apply after a script and the log entry of
  * the same change may come in either order.
  */
-import { RouteTable } from '../webhooks/registry/route-table.js';
-import type { RegisteredWebhook } from '../webhooks/registry/contract.js';
-import type { WorkflowWebhooks } from '../core/types.js';
+import { RouteTable } from '../route-table.js';
+import type { RegisteredWebhook } from '../contract.js';
+import type { WorkflowWebhooks } from '../../../core/types.js';
 
 interface Served {
   workflow: WorkflowWebhooks;

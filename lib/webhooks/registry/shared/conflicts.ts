@@ -2,10 +2,10 @@
  * A conflict reported by a script, as the same WebhookConflictError the memory registry throws: the script names
  * the route key and hands over the holder's stored workflow, which is resolved again to find the node that holds it.
  */
-import { WebhookConflictError } from '../core/errors.js';
-import { resolveWorkflowWebhooks } from '../webhooks/registry/resolve-workflow.js';
-import { routeKey } from '../webhooks/registry/route-table.js';
-import type { HttpMethod, WebhookKind, WorkflowWebhooks } from '../core/types.js';
+import { WebhookConflictError } from '../../../core/errors.js';
+import { resolveWorkflowWebhooks } from '../resolve-workflow.js';
+import { routeKey } from '../route-table.js';
+import type { HttpMethod, WebhookKind, WorkflowWebhooks } from '../../../core/types.js';
 
 export function conflictFrom(key: string, holderWorkflowId: string, holderJson: string, kind: WebhookKind): WebhookConflictError {
   try {

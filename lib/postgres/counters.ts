@@ -1,0 +1,35 @@
+/**
+ * What the request path counts in PostgreSQL for every instance: signed webhooks' message ids (one INSERT … ON
+ * CONFLICT per id: of two instances receiving one id at once, exactly one inserts it) and rate limit budgets (one
+ * statement per call, `charge_rate_limits`, which checks every budget of the call and charges all or none, with the
+ * database's clock measuring every window). Ids reach the database as digests only.
+ */
+import type { RateLimitCharge, RateLimitResult } from '../core/rate-limits.js';
+import { digestOf, keyPart } from '../webhooks/registry/shared/digests.js';
+import type { PostgresLink } from './pool.js';
+
+export async function rememberMessageId(link: PostgresLink, schema: string, key: string, ttlMs: number): Promise<boolean> {
+  const s = schema;
+  // A row whose time passed counts as absent: the sweep may not have removed it yet.
+  const stored = await link.query(`INSERT INTO ${s}.message_ids (digest, expires_at) VALUES ($1, ${s}.now_ms() + $2)
+    ON CONFLICT (digest) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE ${s}.message_ids.expires_at <= ${s}.now_ms()
+    RETURNING digest`, [digestOf(key), Math.max(1, Math.ceil(ttlMs))], 'checking a signed message id');
+  return stored.rows.length === 1;
+}
+
+export async function chargeRateLimits(link: PostgresLink, schema: string, charges: readonly RateLimitCharge[]): Promise<RateLimitResult> {
+  const found = await link.query(`SELECT allowed, remaining, reset_ms FROM ${schema}.charge_rate_limits($1, $2, $3, $4, $5, $6)`, [
+    charges.map((charge) => keyPart(charge.budget)),
+    charges.map((charge) => keyPart(charge.scope)),
+    charges.map((charge) => charge.limit),
+    charges.map((charge) => charge.windowMs),
+    charges.map((charge) => charge.maxKeys),
+    charges.map((charge) => charge.budget !== charge.scope),
+  ], 'counting a rate-limited call');
+  const row = found.rows[0] ?? {};
+  return {
+    allowed: row.allowed === true,
+    remaining: (row.remaining as unknown[] ?? []).map(Number),
+    resetMs: (row.reset_ms as unknown[] ?? []).map(Number),
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * Follows the change log: one connection of the pool kept for LISTEN, so a change reaches this instance when it
+ * commits, and a read every second besides, so a notification lost with a dropped connection or a restarted database
+ * delays a change by a second at most. Entries are applied one at a time, in order; a missing number asks for a full
+ * reload. A dropped LISTEN connection is replaced, and what was missed meanwhile is read on return.
+ */
+import type { ChangeEntry, ChangeLog } from './change-log.js';
+import { channelOf } from './change-log.js';
+import type { PostgresClientLike, PostgresPoolLike } from './pool.js';
+import { withDeadline } from '../webhooks/registry/shared/contact.js';
+
+export interface LogFollower {
+  /** Applies one entry; called in log order, never concurrently. */
+  apply(entry: ChangeEntry): Promise<void>;
+  /** The log skipped numbers: reload everything, and resolve the version the reload stands at. */
+  reload(): Promise<number>;
+  /** Whether PostgreSQL answers; called after every read. */
+  contact(error?: unknown): void;
+}
+
+const POLL_MS = 1000;
+const BATCH = 500;
+const RETRY_MS = [50, 100, 250, 500, 1000];
+
+export class LogReader {
+  readonly #pool: () => Promise<PostgresPoolLike>;
+  readonly #log: ChangeLog;
+  readonly #schema: string;
+  readonly #timeoutMs: number;
+  readonly #follower: LogFollower;
+  #version: number;
+  #listener: PostgresClientLike | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #reading: Promise<void> | undefined;
+  #again = false;
+  #failures = 0;
+  #stopped = false;
+  readonly #gone = new WeakSet<PostgresClientLike>();
+  readonly #onNotification = (): void => this.#wake();
+
+  constructor(pool: () => Promise<PostgresPoolLike>, log: ChangeLog, schema: string, timeoutMs: number, follower: LogFollower, from: number) {
+    this.#pool = pool;
+    this.#log = log;
+    this.#schema = schema;
+    this.#timeoutMs = timeoutMs;
+    this.#follower = follower;
+    this.#version = from;
+  }
+
+  /** The number of the last entry applied (or reloaded past). */
+  get version(): number {
+    return this.#version;
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => this.#wake(), POLL_MS).unref();
+    void this.#listen();
+  }
+
+  /** Reads what is new now (a change of this instance, or a notification). */
+  #wake(): void {
+    if (this.#stopped) return;
+    if (this.#reading !== undefined) {
+      this.#again = true;
+      return;
+    }
+    this.#reading = this.#read().finally(() => {
+      this.#reading = undefined;
+      if (this.#again) {
+        this.#again = false;
+        this.#wake();
+      }
+    });
+  }
+
+  async #read(): Promise<void> {
+    try {
+      for (;;) {
+        const entries = await this.#log.after(this.#version, BATCH);
+        this.#follower.contact();
+        if (entries.length > 0 && entries[0]?.version !== this.#version + 1) {
+          this.#version = await this.#follower.reload();
+          continue;
+        }
+        for (const entry of entries) {
+          if (this.#stopped) return;
+          await this.#follower.apply(entry);
+          this.#version = entry.version;
+        }
+        if (entries.length < BATCH) return;
+      }
+    } catch (error) {
+      this.#follower.contact(error);
+    }
+  }
+
+  /** Opens the LISTEN connection (again, after a drop), then reads what it may have missed. */
+  async #listen(): Promise<void> {
+    if (this.#stopped || this.#listener !== undefined) return;
+    let client: PostgresClientLike | undefined;
+    try {
+      const pool = await this.#pool();
+      const connecting = pool.connect();
+      client = await withDeadline(connecting, this.#timeoutMs, () => {
+        connecting.then((late) => late.release(), () => undefined);
+        return new Error(`no connection within ${this.#timeoutMs} ms`);
+      });
+      const opened = client;
+      // Kept on the connection after a drop (it may report more errors on its way out), taken off a healthy one at stop().
+      opened.on('error', (error) => this.#dropped(opened, error));
+      opened.on('notification', this.#onNotification);
+      await withDeadline(opened.query(`LISTEN ${channelOf(this.#schema)}`), this.#timeoutMs, () => new Error(`LISTEN unanswered within ${this.#timeoutMs} ms`));
+      // Dropped meanwhile (its error came before LISTEN's answer): released and replaced already.
+      if (this.#gone.has(opened)) return;
+      if (this.#stopped) {
+        this.#gone.add(opened);
+        opened.release(new Error('the registry stopped following its change log'));
+        return;
+      }
+      this.#listener = opened;
+      this.#failures = 0;
+      this.#wake();
+    } catch (error) {
+      if (client !== undefined) this.#dropped(client, error);
+      else this.#retry(error);
+    }
+  }
+
+  #dropped(client: PostgresClientLike, error: unknown): void {
+    // A connection may report more than one error on its way out: it is replaced once.
+    if (this.#gone.has(client)) return;
+    this.#gone.add(client);
+    if (this.#listener === client) this.#listener = undefined;
+    client.removeListener('notification', this.#onNotification);
+    try {
+      client.release(error instanceof Error ? error : new Error(String(error)));
+    } catch {
+      // Released already.
+    }
+    this.#retry(error);
+  }
+
+  #retry(error: unknown): void {
+    if (this.#stopped) return;
+    this.#follower.contact(error);
+    const delay = RETRY_MS[Math.min(this.#failures, RETRY_MS.length - 1)] as number;
+    this.#failures += 1;
+    setTimeout(() => void this.#listen(), delay).unref();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearInterval(this.#timer);
+    await this.#reading;
+    const listener = this.#listener;
+    this.#listener = undefined;
+    if (listener === undefined || this.#gone.has(listener)) return;
+    listener.removeListener('notification', this.#onNotification);
+    // Released with an error, so the pool closes it rather than lending it on still listening, with our error listener.
+    this.#gone.add(listener);
+    listener.release(new Error('the registry stopped following its change log'));
+  }
+}

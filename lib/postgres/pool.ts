@@ -1,0 +1,160 @@
+/**
+ * The registry's way to PostgreSQL: the host's node-postgres pool (or one of its own, from a connection string, with
+ * `pg` loaded only then), every statement and transaction bounded by a deadline, and a failure for want of the
+ * database turned into REGISTRY_UNAVAILABLE. A connection that missed its deadline is destroyed, never handed back.
+ * The types are structural, so no `pg` type reaches the published declarations.
+ */
+import { WebhookError } from '../core/errors.js';
+import { unavailable, withDeadline } from '../webhooks/registry/shared/contact.js';
+
+export interface QueryResultLike {
+  rows: Array<Record<string, unknown>>;
+  rowCount: number | null;
+}
+
+/** The part of a node-postgres `PoolClient` the registry uses. */
+export interface PostgresClientLike {
+  query(text: string, values?: unknown[]): Promise<QueryResultLike>;
+  release(error?: Error | boolean): void;
+  on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  removeListener(event: 'notification' | 'error', listener: () => void): unknown;
+}
+
+/** The part of a node-postgres `Pool` (8 or later) the registry uses. */
+export interface PostgresPoolLike {
+  connect(): Promise<PostgresClientLike>;
+  end(): Promise<void>;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  listenerCount?(event: 'error'): number;
+}
+
+export function checkPool(pool: unknown): PostgresPoolLike {
+  const candidate = pool as Partial<PostgresPoolLike> | null;
+  if (typeof candidate?.connect !== 'function' || typeof candidate.end !== 'function' || typeof candidate.on !== 'function') {
+    throw new TypeError('workflow-webhooks/postgres: option pool must be a node-postgres Pool (new Pool() from the pg package, version 8 or later).');
+  }
+  return candidate as PostgresPoolLike;
+}
+
+const SCHEMA_NAME = /^[a-z][a-z0-9_]{0,62}$/;
+
+/** The schema's name, used in SQL as an identifier: lower-case letters, digits and `_`, so it never needs quoting. */
+export function checkSchemaName(value: unknown): string {
+  if (value === undefined) return 'workflow_webhooks';
+  if (typeof value !== 'string' || !SCHEMA_NAME.test(value)) {
+    throw new TypeError(`workflow-webhooks/postgres: option schema must be lower-case letters, digits and _, starting with a letter, at most 63; got ${JSON.stringify(value) ?? String(value)}.`);
+  }
+  return value;
+}
+
+/** A pool of the registry's own, from a connection string: `pg` is loaded here, on first use, never by the entry itself. */
+export async function openPool(connectionString: string): Promise<PostgresPoolLike> {
+  const pg = await import('pg');
+  const Pool = (pg.default ?? pg).Pool;
+  const pool = new Pool({ connectionString }) as unknown as PostgresPoolLike;
+  // An idle connection that drops (a restart) is replaced by the next statement; the registry reports the outage itself.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** SQLSTATE classes that mean "no database now", not "this statement is wrong": connection, shutdown, resources. */
+function isOutage(error: unknown): boolean {
+  if (error instanceof WebhookError) return false;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return code.startsWith('08') || code.startsWith('57P') || code.startsWith('53') || code === '57014';
+}
+
+class DeadlineError extends Error {
+  constructor(ms: number) {
+    super(`no answer within ${ms} ms`);
+    this.name = 'DeadlineError';
+  }
+}
+
+export type Transaction = (sql: string, values?: unknown[]) => Promise<QueryResultLike>;
+
+export class PostgresLink {
+  readonly #pool: () => Promise<PostgresPoolLike>;
+  readonly #timeoutMs: number;
+  #closed = false;
+
+  constructor(pool: () => Promise<PostgresPoolLike>, timeoutMs: number) {
+    this.#pool = pool;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  get timeoutMs(): number {
+    return this.#timeoutMs;
+  }
+
+  /** One statement; `doing` completes the error message ("… while activating a workflow"). */
+  query(sql: string, values: unknown[], doing: string): Promise<QueryResultLike> {
+    return this.#with((client) => client.query(sql, values), doing, this.#timeoutMs);
+  }
+
+  /**
+   * Runs `work` in one transaction, committed when it resolves and rolled back when it throws: a failed change never
+   * leaves half of itself behind. `work` may answer without committing what it did (`rollback`).
+   */
+  transaction<T>(work: (sql: Transaction) => Promise<{ result: T; rollback?: boolean }>, doing: string, timeoutMs = this.#timeoutMs): Promise<T> {
+    return this.#with(async (client) => {
+      await client.query('BEGIN');
+      try {
+        const { result, rollback } = await work((sql, values) => client.query(sql, values));
+        await client.query(rollback === true ? 'ROLLBACK' : 'COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    }, doing, timeoutMs);
+  }
+
+  close(): void {
+    this.#closed = true;
+  }
+
+  async #with<T>(work: (client: PostgresClientLike) => Promise<T>, doing: string, timeoutMs: number): Promise<T> {
+    if (this.#closed) throw new WebhookError('REGISTRY_UNAVAILABLE', 'The PostgreSQL webhook registry was closed.');
+    let client: PostgresClientLike;
+    try {
+      const pool = await this.#pool();
+      const connecting = pool.connect();
+      // A connection that comes after the deadline goes straight back.
+      client = await withDeadline(connecting, timeoutMs, () => {
+        connecting.then((late) => late.release(), () => undefined);
+        return new DeadlineError(timeoutMs);
+      });
+    } catch (error) {
+      throw isOutage(error) ? unavailable('PostgreSQL', error, doing) : error;
+    }
+    // A connection that drops while lent to us reports it as an 'error' event too (its statement rejects as well):
+    // each connection gets one listener for good, the first time it is lent to us.
+    if (!guarded.has(client)) {
+      guarded.add(client);
+      client.on('error', ignore);
+    }
+    try {
+      const result = await withDeadline(work(client), timeoutMs, () => new DeadlineError(timeoutMs));
+      client.release();
+      return result;
+    } catch (error) {
+      const outage = isOutage(error);
+      // A connection that failed or missed its deadline may be mid-statement: destroy it (the server rolls back).
+      client.release(outage ? asError(error) : undefined);
+      throw outage ? unavailable('PostgreSQL', error, doing) : error;
+    }
+  }
+}
+
+const guarded = new WeakSet<PostgresClientLike>();
+
+function ignore(): void {
+  // Heard through the statement's own rejection.
+}
+
+function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}

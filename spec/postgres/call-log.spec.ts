@@ -1,0 +1,59 @@
+import { expect } from 'chai';
+import pg from 'pg';
+import { PostgresCallLog } from 'workflow-webhooks/postgres';
+import { callOf, describeCallLogContract } from '../support/call-log-contract/index.js';
+import { POSTGRES, sharedPostgres, type PostgresServer } from '../support/postgres-server.js';
+import { findService, markNotRun } from '../support/services.js';
+
+const TITLE = 'PostgresCallLog';
+
+if (findService(POSTGRES) === undefined) {
+  markNotRun(`${TITLE} keeps the call log contract`, POSTGRES);
+} else {
+  describe(`${TITLE} on a real PostgreSQL server`, function () {
+    this.timeout(30_000);
+    let server: PostgresServer;
+    let pool: pg.Pool;
+    let next = 0;
+    before(async () => {
+      server = await sharedPostgres() as PostgresServer;
+      pool = new pg.Pool({ connectionString: server.url, max: 10 });
+      pool.on('error', () => undefined);
+    });
+    after(async () => { await pool.end(); });
+
+    describeCallLogContract(TITLE, async () => {
+      const schema = `calls_${process.pid}_${(next += 1)}`;
+      const log = new PostgresCallLog({ pool, schema, capacity: 10, onError: () => undefined });
+      const second = new PostgresCallLog({ pool, schema, capacity: 10, onError: () => undefined });
+      return {
+        log,
+        second,
+        subscribed: (made) => (made as PostgresCallLog).subscribed(),
+        cleanup: async () => { await Promise.all([log.close(), second.close()]); },
+      };
+    }, { sharedStore: true });
+
+    it('hears a call too long for a notification, read from its row', async () => {
+      const schema = `calls_${process.pid}_long`;
+      const [writer, reader] = [new PostgresCallLog({ pool, schema }), new PostgresCallLog({ pool, schema })];
+      const heard: string[] = [];
+      reader.subscribe((call) => heard.push(call.message ?? ''));
+      await reader.subscribed();
+      const long = { ...callOf(1), message: 'x'.repeat(20_000) };
+      await writer.append(long);
+      for (let tries = 0; heard.length === 0 && tries < 400; tries += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(heard).to.deep.equal([long.message]);
+      await Promise.all([writer.close(), reader.close()]);
+    });
+
+    it('opens a pool of its own from a connection string, and ends it on close()', async () => {
+      const log = new PostgresCallLog({ connectionString: server.url, schema: `calls_${process.pid}_own` });
+      await log.append(callOf(7));
+      expect((await log.recent()).map((call) => call.callId)).to.deep.equal(['call-7']);
+      await log.close();
+      const error = await log.recent().then(() => undefined, (failure: unknown) => failure as Error);
+      expect(error?.message).to.match(/closed/);
+    });
+  });
+}
