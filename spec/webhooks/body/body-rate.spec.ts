@@ -1,9 +1,11 @@
-import { connect } from 'node:net';
+import type { Server } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { expect } from 'chai';
 import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookMiddlewareOptions } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
 import { firstAnswer, listen, writePostHead, type SocketAnswer } from '../../support/raw-http.js';
+import { timersArmed, until, withFakeTimers } from '../../support/fake-clock.js';
 import { eventually, filesUnder, makeTempDir, type TempDir } from '../../support/temp-dir.js';
 import { workflow } from '../../support/workflows.js';
 
@@ -48,6 +50,7 @@ describe(`a request body trickled below the minimum rate (${host.name}, real soc
   let calls: number;
   let close: () => Promise<void>;
   let port: number;
+  let server: Server;
   let client: Trickle | undefined;
   let watch: NodeJS.Timeout | undefined;
 
@@ -57,7 +60,7 @@ describe(`a request body trickled below the minimum rate (${host.name}, real soc
     const app = host.build(createWebhookMiddleware(registry, async () => { calls += 1; return { items: [] }; }, {
       uploads: { tempDir: temp.path, memoryThreshold: 0 }, ...options,
     }));
-    ({ close, port } = await listen(app));
+    ({ close, port, server } = await listen(app));
   }
 
   beforeEach(() => { temp = makeTempDir(); calls = 0; client = undefined; });
@@ -108,13 +111,68 @@ describe(`a request body trickled below the minimum rate (${host.name}, real soc
     expect(calls).to.equal(1);
   });
 
-  it('lets a normal body through with the default rate, and turns the rate off with false', async () => {
+  it('lets a normal body through with the default rate', async () => {
     await start({});
     const big = { rows: Array.from({ length: 20_000 }, (_, index) => ({ index, name: `row ${index}` })) };
     expect((await request(`http://127.0.0.1:${port}`).post(`${BASE}/webhook/in`).send(big)).status).to.equal(200);
-    await close();
-    await start({ minBodyRate: false });
-    expect((await request(`http://127.0.0.1:${port}`).post(`${BASE}/webhook/in`).send({ a: 1 })).status).to.equal(200);
-    expect(calls).to.equal(2);
+    expect(calls).to.equal(1);
+  });
+
+  /**
+   * On a fake clock (the body sweep's interval and Date.now()): the head and 10 of a 100-byte JSON body, then `ticks`
+   * of `tickMs`, before each one more byte with `drip` (once the server has read it) or none, then the rest. Resolves
+   * with the first answer. A pace of its own gives the body a sweep of its own (sweeps are shared by interval), and
+   * maxRunMs 0 leaves it the only interval timer.
+   */
+  async function slowBody(ticks: number, tickMs: number, drip = false): Promise<SocketAnswer> {
+    return withFakeTimers(async (clock) => {
+      const body = JSON.stringify({ note: 'n'.repeat(89) });
+      let received: Socket | undefined;
+      server.once('connection', (socket: Socket) => { received = socket; });
+      const socket = connect(port, '127.0.0.1');
+      const answer = firstAnswer(socket);
+      writePostHead(socket, `${BASE}/webhook/in`, { 'content-type': 'application/json' }, body.length);
+      let sent = 10;
+      socket.write(body.slice(0, sent));
+      await timersArmed(clock, 1); // the body is being read: its sweep looks at it every tick
+      for (let tick = 0; tick <= ticks && !socket.destroyed; tick += 1) {
+        if (drip && tick > 0) {
+          const before = received?.bytesRead ?? 0;
+          socket.write(body.slice(sent, (sent += 1)));
+          await until(() => socket.destroyed || (received?.bytesRead ?? 0) > before, 'the server read the byte');
+        }
+        clock.tick(tickMs);
+      }
+      if (!socket.destroyed) socket.write(body.slice(sent));
+      try {
+        return await answer;
+      } finally {
+        socket.destroy();
+        // One more tick finds nothing being read, and the sweep stops: none is left behind on a clock that is gone.
+        await until(() => { clock.tick(tickMs); return clock.countTimers() === 0; }, 'the body sweep stopped');
+      }
+    }, ['setInterval', 'clearInterval', 'Date']);
+  }
+  /** 1000 bytes a second after 2040 ms of grace; with bodyTimeoutMs 3960 the sweep looks every 510 ms. */
+  const PACED = { minBodyRate: { bytesPerSecond: 1000, graceMs: 2040 }, bodyTimeoutMs: 3960, maxRunMs: 0 };
+
+  it('gives a body its grace before the rate counts: a slow start within graceMs is let through', async () => {
+    await start(PACED);
+    expect((await slowBody(3, 510)).status).to.equal(200);
+    expect(calls).to.equal(1);
+  });
+
+  it('cuts the same slow start once graceMs has passed, 408 BODY_TOO_SLOW', async () => {
+    await start(PACED);
+    const answer = await slowBody(6, 510);
+    expect([answer.status, answer.body.code]).to.deep.equal([408, 'BODY_TOO_SLOW']);
+    expect(calls).to.equal(0);
+  });
+
+  it('turns the rate off with false: a byte a second for 12 s, far below any rate and past the default grace, is let through', async () => {
+    await start({ minBodyRate: false, bodyTimeoutMs: 3960, maxRunMs: 0 });
+    // Without a rate the sweep looks every 990 ms (a quarter of bodyTimeoutMs); a byte before each look keeps it coming.
+    expect((await slowBody(12, 990, true)).status).to.equal(200);
+    expect(calls).to.equal(1);
   });
 });
