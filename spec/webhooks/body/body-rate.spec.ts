@@ -1,11 +1,11 @@
 import type { Server } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import { expect } from 'chai';
 import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookMiddlewareOptions } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
 import { firstAnswer, listen, writePostHead, type SocketAnswer } from '../../support/raw-http.js';
-import { timersArmed, until, withFakeTimers } from '../../support/fake-clock.js';
+import { bodyOnFakeClock, type BodyStep } from '../../support/fake-clock-body.js';
 import { eventually, filesUnder, makeTempDir, type TempDir } from '../../support/temp-dir.js';
 import { workflow } from '../../support/workflows.js';
 
@@ -119,39 +119,15 @@ describe(`a request body trickled below the minimum rate (${host.name}, real soc
   });
 
   /**
-   * On a fake clock (the body sweep's interval and Date.now()): the head and 10 of a 100-byte JSON body, then `ticks`
-   * of `tickMs`, before each one more byte with `drip` (once the server has read it) or none, then the rest. Resolves
-   * with the first answer. A pace of its own gives the body a sweep of its own (sweeps are shared by interval), and
-   * maxRunMs 0 leaves it the only interval timer.
+   * On a fake clock (spec/support/fake-clock-body.ts): the head and 10 of a 100-byte JSON body, then `ticks` of the
+   * sweep's `sweepMs` after its first look, before each one more byte with `drip`, then the rest.
    */
-  async function slowBody(ticks: number, tickMs: number, drip = false): Promise<SocketAnswer> {
-    return withFakeTimers(async (clock) => {
-      const body = JSON.stringify({ note: 'n'.repeat(89) });
-      let received: Socket | undefined;
-      server.once('connection', (socket: Socket) => { received = socket; });
-      const socket = connect(port, '127.0.0.1');
-      const answer = firstAnswer(socket);
-      writePostHead(socket, `${BASE}/webhook/in`, { 'content-type': 'application/json' }, body.length);
-      let sent = 10;
-      socket.write(body.slice(0, sent));
-      await timersArmed(clock, 1); // the body is being read: its sweep looks at it every tick
-      for (let tick = 0; tick <= ticks && !socket.destroyed; tick += 1) {
-        if (drip && tick > 0) {
-          const before = received?.bytesRead ?? 0;
-          socket.write(body.slice(sent, (sent += 1)));
-          await until(() => socket.destroyed || (received?.bytesRead ?? 0) > before, 'the server read the byte');
-        }
-        clock.tick(tickMs);
-      }
-      if (!socket.destroyed) socket.write(body.slice(sent));
-      try {
-        return await answer;
-      } finally {
-        socket.destroy();
-        // One more tick finds nothing being read, and the sweep stops: none is left behind on a clock that is gone.
-        await until(() => { clock.tick(tickMs); return clock.countTimers() === 0; }, 'the body sweep stopped');
-      }
-    }, ['setInterval', 'clearInterval', 'Date']);
+  function slowBody(ticks: number, sweepMs: number, drip = false): Promise<SocketAnswer> {
+    const body = JSON.stringify({ note: 'n'.repeat(89) });
+    const steps: BodyStep[] = [{ write: body.slice(0, 10) }, { ticks: drip ? 1 : ticks + 1 }];
+    if (drip) for (let tick = 1; tick <= ticks; tick += 1) steps.push({ write: body.slice(9 + tick, 10 + tick) }, { ticks: 1 });
+    steps.push({ write: body.slice(drip ? 10 + ticks : 10) });
+    return bodyOnFakeClock(server, `${BASE}/webhook/in`, { 'content-type': 'application/json' }, body.length, sweepMs, steps);
   }
   /** 1000 bytes a second after 2040 ms of grace; with bodyTimeoutMs 3960 the sweep looks every 510 ms. */
   const PACED = { minBodyRate: { bytesPerSecond: 1000, graceMs: 2040 }, bodyTimeoutMs: 3960, maxRunMs: 0 };

@@ -67,8 +67,8 @@ describe('executors', () => {
     };
     const res = await request(await appWith(plain)).post(`${BASE}/webhook/signup`).send({ name: 'Ada' }).expect(200);
     expect(res.body).to.deep.equal({ seen: true, type: 'application/json', body: { name: 'Ada' } });
-    // The types themselves, in a user's file: what must compile does, and what must not is refused (an unused
-    // @ts-expect-error is an error of its own).
+    // The types themselves, in a user's file: what must compile does, and what must not is refused (a directive
+    // that expects an error where there is none is an error of its own).
     const code = `import type { Item, WebhookExecutor, WebhookRun } from 'workflow-webhooks';
 export const plain: WebhookExecutor = (run: WebhookRun) => {
   const items: Item[] = run.items;
