@@ -4,9 +4,9 @@
  * - `no-assertion`: an `it()` whose body asserts nothing: no `expect(`, no `assert…(`, no supertest `.expect(`, no
  *   `throw`, no call to a function of the same file that does, nor to one of the imported helpers known to assert.
  * - `same-both-sides`: `expect(x).to.equal(x)` (or eql, deep.equal…), the same expression on both sides.
- * - `wall-clock`: `Date.now() -` or `performance.now() -` inside an `expect(…)`, or put first in a variable or an
- *   object's property that the `expect(…)` reads (`const took = Date.now() - t0; expect(took)`): durations belong
- *   in bench/.
+ * - `wall-clock`: `Date.now() -` or `performance.now() -` inside an `expect(…)` or its assertion, or put first in a
+ *   variable or an object's property that they read (`const took = Date.now() - t0; expect(took)`): durations
+ *   belong in bench/.
  */
 import ts from 'typescript';
 
@@ -116,11 +116,13 @@ interface Durations { variables: Set<string>; properties: Set<string> }
 
 /** Whether `node` holds a duration: `Date.now() - …`, or a variable or property that `durations` names. */
 function readsElapsedTime(node: ts.Node, durations: Durations): boolean {
-  if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.MinusToken && isClockRead(node.left)) return true;
+  // `Date.now() - 5000` is a moment, not a duration.
+  if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.MinusToken && isClockRead(node.left)) return !ts.isNumericLiteral(node.right);
   if (ts.isIdentifier(node) && durations.variables.has(node.text)) return true;
   if (ts.isPropertyAccessExpression(node) && durations.properties.has(node.name.text)) return true;
-  // A function given here (a callback) may measure time without its result being a duration.
-  return ts.forEachChild(node, (child) => !isFunction(child) && readsElapsedTime(child, durations)) === true;
+  // A function given here (a callback) may measure time without its result being a duration; an object's
+  // properties are followed by their names.
+  return ts.forEachChild(node, (child) => !isFunction(child) && !ts.isObjectLiteralExpression(child) && readsElapsedTime(child, durations)) === true;
 }
 
 /**
@@ -169,7 +171,10 @@ export function checkSpec(file: string, text: string, helpers: ReadonlySet<strin
           report(node, 'same-both-sides');
         }
       }
-      if (ts.isIdentifier(node.expression) && node.expression.text === 'expect' && node.arguments.some((argument) => readsElapsedTime(argument, durations))) report(node, 'wall-clock');
+      // In expect(…) itself, or in the assertion of its chain: `expect(n).to.be.within(1, seconds)`.
+      const asserted = ts.isIdentifier(node.expression) && node.expression.text === 'expect'
+        || (ts.isPropertyAccessExpression(node.expression) && expectAtRoot(node.expression.expression) !== undefined);
+      if (asserted && node.arguments.some((argument) => readsElapsedTime(argument, durations))) report(node, 'wall-clock');
     }
     ts.forEachChild(node, visit);
   };
