@@ -1,7 +1,7 @@
 /**
  * `npm run mutate -- [stage ...] [--all-specs] [--concurrency N]`: mutation testing of the request path, one stage
- * folder of lib/webhooks/ at a time (request, guards, body, uploads, payload, run, response, registry, describe, waiting, or
- * `wiring` for the loose files beside them), or `core` for lib/core/; all of them when none is named. Each stage
+ * folder of lib/webhooks/ at a time (request, guards, body, uploads, payload, run, response, registry, describe, waiting,
+ * rate-limit, or `wiring` for the loose files beside them), or `core` for lib/core/; all of them when none is named. Each stage
  * gets its own StrykerJS run and report in reports/mutation/<stage>.html; at the end a table gives each stage's
  * score, so a weak folder shows at a glance. Each mutant meets the stage's own specs (spec/webhooks/<stage>/,
  * spec/webhooks/*.spec.ts for the wiring, spec/core/ for the core), or with --all-specs every spec under
@@ -12,7 +12,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 
-const STAGES = ['core', 'request', 'guards', 'body', 'uploads', 'payload', 'run', 'response', 'registry', 'describe', 'waiting', 'wiring'];
+const STAGES = ['core', 'request', 'guards', 'body', 'uploads', 'payload', 'run', 'response', 'registry', 'describe', 'waiting', 'rate-limit', 'wiring'];
 const STRYKER = ['--yes', '-p', '@stryker-mutator/core@9.6.1', '-p', '@stryker-mutator/mocha-runner@9.6.1', '-p', 'mocha@11.7.5', 'stryker', 'run', 'stryker.config.mjs'];
 
 interface MutantResult { status: string }

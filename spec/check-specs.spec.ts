@@ -60,13 +60,33 @@ describe('check-specs, the guard against tests that cannot fail', () => {
       ].join('\n'))).to.deep.equal([[1, 'wall-clock'], [2, 'wall-clock']]);
     });
 
-    it('is silent on a clock read that is not a duration, or a duration only logged or used as a wait limit', () => {
+    it('is flagged when the duration was put in a variable or an object\'s property first, however far it travelled', () => {
+      expect(found([
+        "it('a', async () => {",
+        '  const took = Date.now() - started;',
+        "  expect(took, 'took').to.be.below(1000);",
+        '});',
+        "it('b', async () => {",
+        '  const answer = await send().then((reply) => ({ ...reply, afterMs: performance.now() - t0 }));',
+        '  expect(answer.afterMs).to.be.at.least(300);',
+        '  const seconds = Math.round(took / 1000);',
+        '  expect([seconds]).to.deep.equal([1]);',
+        '  expect(windows).to.be.within(1, seconds + 1);',
+        '});',
+      ].join('\n'))).to.deep.equal([[3, 'wall-clock'], [7, 'wall-clock'], [9, 'wall-clock'], [10, 'wall-clock']]);
+    });
+
+    it('is silent on a clock read that is not a duration (a moment before now included), or a duration only logged or used as a wait limit', () => {
       expect(found([
         "it('a', async () => {",
         '  const took = Date.now() - started;',
         '  console.log(took);',
         '  while (Date.now() - started < 3000) await poll();',
         '  expect(record.at).to.be.at.most(Date.now());',
+        '  const outcomes = await stream({ onOutcome: () => { if (Date.now() - killedAt > 60_000) gaveUp = true; } });',
+        '  expect(outcomes).to.have.length(3);',
+        '  const job = await add({ storedAt: Date.now() - 5000 });',
+        '  expect(job.storedAt).to.be.below(Date.now());',
         '});',
       ].join('\n'))).to.deep.equal([]);
     });

@@ -4,7 +4,9 @@
  * - `no-assertion`: an `it()` whose body asserts nothing: no `expect(`, no `assert…(`, no supertest `.expect(`, no
  *   `throw`, no call to a function of the same file that does, nor to one of the imported helpers known to assert.
  * - `same-both-sides`: `expect(x).to.equal(x)` (or eql, deep.equal…), the same expression on both sides.
- * - `wall-clock`: `Date.now() -` or `performance.now() -` inside an `expect(…)`: durations belong in bench/.
+ * - `wall-clock`: `Date.now() -` or `performance.now() -` inside an `expect(…)` or its assertion, or put first in a
+ *   variable or an object's property that they read (`const took = Date.now() - t0; expect(took)`): durations
+ *   belong in bench/.
  */
 import ts from 'typescript';
 
@@ -109,15 +111,48 @@ function isClockRead(node: ts.Node): boolean {
   return name.text === 'now' && ts.isIdentifier(expression) && (expression.text === 'Date' || expression.text === 'performance');
 }
 
-function readsElapsedTime(node: ts.Node): boolean {
-  if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.MinusToken && isClockRead(node.left)) return true;
-  return ts.forEachChild(node, readsElapsedTime) === true;
+/** The names a file gives durations: variables and object properties whose value is (made from) a duration. */
+interface Durations { variables: Set<string>; properties: Set<string> }
+
+/** Whether `node` holds a duration: `Date.now() - …`, or a variable or property that `durations` names. */
+function readsElapsedTime(node: ts.Node, durations: Durations): boolean {
+  // `Date.now() - 5000` is a moment, not a duration.
+  if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.MinusToken && isClockRead(node.left)) return !ts.isNumericLiteral(node.right);
+  if (ts.isIdentifier(node) && durations.variables.has(node.text)) return true;
+  if (ts.isPropertyAccessExpression(node) && durations.properties.has(node.name.text)) return true;
+  // A function given here (a callback) may measure time without its result being a duration; an object's
+  // properties are followed by their names.
+  return ts.forEachChild(node, (child) => !isFunction(child) && !ts.isObjectLiteralExpression(child) && readsElapsedTime(child, durations)) === true;
+}
+
+/**
+ * A duration put in a variable or an object's property before it meets expect(): `const took = Date.now() - t0`,
+ * `{ afterMs: Date.now() - started }`, and what is made from those in turn (followed until nothing new is found).
+ */
+function durationsOf(source: ts.SourceFile): Durations {
+  const durations: Durations = { variables: new Set(), properties: new Set() };
+  for (let grown = true; grown;) {
+    grown = false;
+    const visit = (node: ts.Node): void => {
+      const named = ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer !== undefined ? [durations.variables, node.name.text, node.initializer] as const
+        : ts.isPropertyAssignment(node) && (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) ? [durations.properties, node.name.text, node.initializer] as const
+          : undefined;
+      if (named !== undefined && !named[0].has(named[1]) && readsElapsedTime(named[2], durations)) {
+        named[0].add(named[1]);
+        grown = true;
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return durations;
 }
 
 /** Every finding in one spec file. `file` is only used to name it. */
 export function checkSpec(file: string, text: string, helpers: ReadonlySet<string> = ASSERTING_HELPERS): Finding[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
   const locals = localFunctions(source);
+  const durations = durationsOf(source);
   const findings: Finding[] = [];
   const report = (node: ts.Node, rule: Rule): void => {
     const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
@@ -136,7 +171,10 @@ export function checkSpec(file: string, text: string, helpers: ReadonlySet<strin
           report(node, 'same-both-sides');
         }
       }
-      if (ts.isIdentifier(node.expression) && node.expression.text === 'expect' && node.arguments.some(readsElapsedTime)) report(node, 'wall-clock');
+      // In expect(…) itself, or in the assertion of its chain: `expect(n).to.be.within(1, seconds)`.
+      const asserted = ts.isIdentifier(node.expression) && node.expression.text === 'expect'
+        || (ts.isPropertyAccessExpression(node.expression) && expectAtRoot(node.expression.expression) !== undefined);
+      if (asserted && node.arguments.some((argument) => readsElapsedTime(argument, durations))) report(node, 'wall-clock');
     }
     ts.forEachChild(node, visit);
   };

@@ -62,6 +62,18 @@ describe('rate limit policies', () => {
     });
   }
 
+  it('accept the edges, 4 policies, a window of one day and a limit of a billion calls, and refuse one beyond each', async () => {
+    const four = Array.from({ length: 4 }, (_, index) => ({ limit: 1, windowMs: 1000, name: `p${index}` }));
+    expect(resolve(four)).to.have.length(4);
+    expect(() => resolve([...four, { limit: 1, windowMs: 1000, name: 'p4' }])).to.throw('settings.rateLimit must be a policy { limit, windowMs, key? }, a list of 1 to 4 of them, or false');
+    expect(resolve({ limit: 1_000_000_000, windowMs: 86_400_000 })).to.deep.equal([{ name: 'address-86400s', limit: 1_000_000_000, windowMs: 86_400_000, key: 'address' }]);
+    expect(() => resolve({ limit: 1_000_000_001, windowMs: 1000 })).to.throw('settings.rateLimit.limit must be a whole number of calls, at least 1; got 1000000001');
+    expect(() => resolve({ limit: 1, windowMs: 86_400_001 })).to.throw('settings.rateLimit.windowMs must be a whole number of milliseconds from 1000 to 86400000');
+    // And as a workflow activates them.
+    const [webhook] = await new MemoryWebhookRegistry().activate(withLimit([...four.slice(1), { limit: 1_000_000_000, windowMs: 86_400_000 }]));
+    expect(webhook?.settings?.rateLimit).to.have.length(4);
+  });
+
   it('are refused with the workflow at activation, WEBHOOK_INVALID_NODE naming the workflow and the setting', async () => {
     const error = await activationRefusal({ limit: 10, windowMs: 10 });
     expect([error.code, error.message]).to.deep.equal(['WEBHOOK_INVALID_NODE',

@@ -83,6 +83,18 @@ if (findService(REDIS) === undefined) {
       expect(runs).to.have.length(1);
     });
 
+    it('answers 422 IDEMPOTENCY_KEY_REUSED to a call under a used Idempotency-Key whose file differs only in its bytes', async () => {
+      const { app, runs } = await serve({ responseMode: 'lastNode' }, { idempotencyHeader: true });
+      // The same field, file name, media type and size: only the bytes of the file (held in memory) differ.
+      const upload = (bytes: string) => request(app).post(`${BASE}/webhook/in`).set('idempotency-key', 'scan').field('note', 'same')
+        .attach('scan', Buffer.from(bytes), { filename: 'scan.txt', contentType: 'text/plain' });
+      const first = await upload('AAAA').expect(200);
+      const other = await upload('BBBB').expect(422);
+      expect(other.body).to.include({ code: 'IDEMPOTENCY_KEY_REUSED' });
+      await upload('AAAA').expect(200, first.body);
+      expect(runs).to.have.length(1);
+    });
+
     it('runs one of two bodies sent at once under one Idempotency-Key, answering that body\'s callers 200 and the others 422', async () => {
       const { app, runs } = await serve({ responseMode: 'lastNode' }, { idempotencyHeader: true });
       const send = (amount: number) => request(app).post(`${BASE}/webhook/in`).set('idempotency-key', 'race').send({ amount });

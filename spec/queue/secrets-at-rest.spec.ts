@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { MemoryWebhookRegistry, type WebhookNodeParameters } from 'workflow-webhooks';
 import type { QueuedWebhookRun, WebhookWorkerEvent } from 'workflow-webhooks/queue';
+import { queueDrained } from '../support/queue-drained.js';
 import { BASE, eventually, queueSetup, type QueueSetup } from '../support/queue/setup.js';
 import { RedisServer, REDIS } from '../support/redis-server.js';
 import { findService, markNotRun } from '../support/services.js';
@@ -77,7 +78,10 @@ if (findService(REDIS) === undefined) {
       const text = await redisText(setup);
       expect(text).to.include('sealedItem');
       for (const secret of [CHECKED, BEARER, COOKIE, BODY_MARK]) expect(text).to.not.include(secret);
+      // The answer can arrive before BullMQ has marked the job completed: read it once no job is left to run.
+      await queueDrained(queue);
       const [job] = await queue.bullQueue.getJobs(['completed']);
+      expect(job, 'the completed job').to.not.equal(undefined);
       const status = await queue.status(job?.id as string);
       expect(status?.result?.items[0]?.json).to.deep.equal({ got: { account: BODY_MARK }, auth: `Bearer ${BEARER}` });
     });

@@ -3,6 +3,7 @@ import type { RegisteredWebhook, WebhookRegistry } from 'workflow-webhooks';
 import { RedisWebhookRegistry } from 'workflow-webhooks/redis';
 import { describeRegistryContract } from '../support/registry-contract/index.js';
 import { REDIS } from '../support/redis-server.js';
+import { shortenRateWindows } from '../support/redis/rate-windows.js';
 import { NODE_REDIS_5, TOPOLOGIES, type RunningTopology } from '../support/redis/topologies.js';
 import { findService, markNotRun } from '../support/services.js';
 
@@ -62,6 +63,7 @@ if (findService(REDIS) === undefined) {
         listsTestWebhooks: true,
         listsWaits: true,
         countsRateLimits: true,
+        rateLimitClock: (registry, work) => work((ms) => shortenRateWindows(clients.get(registry)?.client as object, clients.get(registry)?.prefix as string, ms)),
       });
     });
   }

@@ -1,15 +1,18 @@
 /**
- * Fake timers for the specs of a timeout: setTimeout and clearTimeout only (sockets, Date, setImmediate and mocha's
- * own timers stay real), so a spec moves the clock to just before and to the timeout and sees what happened, with
- * no wall-clock duration in the assertion (issue 43: durations belong in bench/).
+ * Fake timers for the specs of a timeout: setTimeout and clearTimeout only unless a spec names more (sockets,
+ * setImmediate and mocha's own timers stay real), so a spec moves the clock to just before and to the timeout and
+ * sees what happened, with no wall-clock duration in the assertion (issue 43: durations belong in bench/).
  */
 import { install, type Clock } from '@sinonjs/fake-timers';
 
 export type InstalledClock = Clock;
 
-/** Runs `work` with faked setTimeout/clearTimeout, uninstalled after it whatever happens. */
-export async function withFakeTimers<T>(work: (clock: InstalledClock) => Promise<T>): Promise<T> {
-  const clock = install({ toFake: ['setTimeout', 'clearTimeout'] });
+/** What a spec may fake: the timers, and the clocks code reads (a body's sweep reads Date.now() at its interval). */
+export type Faked = 'setTimeout' | 'clearTimeout' | 'setInterval' | 'clearInterval' | 'Date' | 'performance';
+
+/** Runs `work` with faked setTimeout/clearTimeout (or the given `toFake`), uninstalled after it whatever happens. */
+export async function withFakeTimers<T>(work: (clock: InstalledClock) => Promise<T>, toFake: Faked[] = ['setTimeout', 'clearTimeout']): Promise<T> {
+  const clock = install({ toFake });
   try {
     return await work(clock);
   } finally {

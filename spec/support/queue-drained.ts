@@ -5,7 +5,7 @@
 import type { WebhookQueue } from '../../lib/queue/index.js';
 
 /** Resolves once no job is waiting, active, delayed or prioritized; throws after `limitMs`. */
-export async function queueDrained(queue: WebhookQueue, limitMs = 10_000): Promise<void> {
+export async function queueDrained(queue: Pick<WebhookQueue, 'bullQueue'>, limitMs = 10_000): Promise<void> {
   const until = Date.now() + limitMs;
   for (;;) {
     const counts = await queue.bullQueue.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'waiting-children');

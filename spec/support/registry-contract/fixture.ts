@@ -27,6 +27,13 @@ export interface RegistryHarness {
   listsWaits?: boolean;
   /** The registry offers the optional `chargeRateLimits` (rate limits counted for every middleware that shares it). */
   countsRateLimits?: boolean;
+  /**
+   * With `countsRateLimits`: runs `work` with the clock the store measures its rate-limit windows by under the spec's
+   * hand, so no window test waits for real time: `advance(ms)` ends every window of `registry` and its peers `ms`
+   * sooner. How is the store's own affair (the memory registry's performance.now() faked, a Redis budget's expiry
+   * shortened).
+   */
+  rateLimitClock?<T>(registry: WebhookRegistry, work: (advance: (ms: number) => Promise<void>) => Promise<T>): Promise<T>;
 }
 
 export function workflowOf(workflowId: string, parameters: WorkflowWebhooks['nodes'][number]['parameters'], workflowName?: string): WorkflowWebhooks {
@@ -77,7 +84,14 @@ export function runFor(webhook: RegisteredWebhook, body: unknown = { hello: 'wor
 }
 
 /** Opens a registry per test and disposes of every registry the test made. */
-export function registryFixture(harness: RegistryHarness): { readonly registry: WebhookRegistry; peer(): Promise<WebhookRegistry> } {
+export interface RegistryFixture {
+  readonly registry: WebhookRegistry;
+  peer(): Promise<WebhookRegistry>;
+  /** The harness's rateLimitClock for the current registry; fails the test when the harness gives none. */
+  withRateLimitClock<T>(work: (advance: (ms: number) => Promise<void>) => Promise<T>): Promise<T>;
+}
+
+export function registryFixture(harness: RegistryHarness): RegistryFixture {
   const made: WebhookRegistry[] = [];
   let current: WebhookRegistry | undefined;
   beforeEach(async () => {
@@ -98,7 +112,9 @@ export function registryFixture(harness: RegistryHarness): { readonly registry: 
       made.push(peer);
       return peer;
     },
+    withRateLimitClock(work) {
+      if (harness.rateLimitClock === undefined || current === undefined) throw new Error('a harness that counts rate limits gives rateLimitClock');
+      return harness.rateLimitClock(current, work);
+    },
   };
 }
-
-export type RegistryFixture = ReturnType<typeof registryFixture>;

@@ -15,12 +15,13 @@ function counting(registry: WebhookRegistry): Counting {
   return registry as Counting;
 }
 
+/** A minute: no window passes by itself while a test runs, however slow the machine; the tests move the clock. */
+const WINDOW_MS = 60_000;
+
 /** A budget of its own scope (address-wide) unless a scope is given: `limit` calls per `windowMs`. */
-function budget(id: string, limit: number, windowMs = 400, scope = id, maxKeys = 100): RateLimitCharge {
+function budget(id: string, limit: number, windowMs = WINDOW_MS, scope = id, maxKeys = 100): RateLimitCharge {
   return { budget: id, scope, limit, windowMs, maxKeys };
 }
-
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A fresh id per test: peers of one store share budgets, and a spec run must not meet an earlier run's. */
 let next = 0;
@@ -30,31 +31,42 @@ export function describeRateLimits(fixture: RegistryFixture, hasPeers: boolean):
   describe('chargeRateLimits()', () => {
     it('lets limit calls through in a window, refuses the next without counting it, and lets calls through again once the window passed', async () => {
       const registry = counting(fixture.registry);
-      const one = [budget(fresh('orders'), 3, 400)];
-      const answers: RateLimitResult[] = [];
-      for (let call = 0; call < 5; call += 1) answers.push(await registry.chargeRateLimits(one));
-      expect(answers.map((answer) => [answer.allowed, answer.remaining[0]])).to.deep.equal([[true, 2], [true, 1], [true, 0], [false, 0], [false, 0]]);
-      for (const answer of answers) expect(answer.resetMs[0]).to.be.within(1, 400);
-      await pause(450);
-      const again = await registry.chargeRateLimits(one);
-      expect([again.allowed, again.remaining[0]]).to.deep.equal([true, 2]);
-      expect(again.resetMs[0]).to.be.within(300, 400);
+      const one = [budget(fresh('orders'), 3)];
+      await fixture.withRateLimitClock(async (advance) => {
+        const answers: RateLimitResult[] = [];
+        for (let call = 0; call < 5; call += 1) answers.push(await registry.chargeRateLimits(one));
+        expect(answers.map((answer) => [answer.allowed, answer.remaining[0]])).to.deep.equal([[true, 2], [true, 1], [true, 0], [false, 0], [false, 0]]);
+        for (const answer of answers) expect(answer.resetMs[0]).to.be.within(1, WINDOW_MS);
+        await advance(WINDOW_MS - 1000);
+        expect((await registry.chargeRateLimits(one)).allowed, 'a second before the window ends').to.equal(false);
+        await advance(1000);
+        const again = await registry.chargeRateLimits(one);
+        expect([again.allowed, again.remaining[0]]).to.deep.equal([true, 2]);
+        expect(again.resetMs[0], 'a new window').to.be.above(WINDOW_MS - 1000);
+      });
     });
 
     it('says how much of the window is left, the same window for every call in it', async () => {
       const registry = counting(fixture.registry);
-      const one = [budget(fresh('window'), 10, 1000)];
-      const first = await registry.chargeRateLimits(one);
-      await pause(300);
-      const later = await registry.chargeRateLimits(one);
-      expect(first.resetMs[0]).to.be.within(900, 1000);
-      expect(later.resetMs[0]).to.be.within(500, 750);
+      const one = [budget(fresh('window'), 10)];
+      await fixture.withRateLimitClock(async (advance) => {
+        const first = await registry.chargeRateLimits(one);
+        await advance(20_000);
+        const later = await registry.chargeRateLimits(one);
+        await advance(20_000);
+        const last = await registry.chargeRateLimits(one);
+        expect(first.resetMs[0]).to.be.within(1, WINDOW_MS);
+        // As much less as the clock moved on (and the real time the calls took on a store that measures it too): no
+        // call of the window starts it again.
+        expect(later.resetMs[0]).to.be.within(1, (first.resetMs[0] as number) - 20_000);
+        expect(last.resetMs[0]).to.be.within(1, (first.resetMs[0] as number) - 40_000);
+      });
     });
 
     it('charges every budget of a call or none: a call one budget refuses leaves the others as they were', async () => {
       const registry = counting(fixture.registry);
-      const tight = budget(fresh('tight'), 1, 5000);
-      const loose = budget(fresh('loose'), 5, 5000);
+      const tight = budget(fresh('tight'), 1);
+      const loose = budget(fresh('loose'), 5);
       expect((await registry.chargeRateLimits([tight, loose])).allowed).to.equal(true);
       const refused = await registry.chargeRateLimits([tight, loose]);
       expect([refused.allowed, refused.remaining]).to.deep.equal([false, [0, 4]]);
@@ -67,8 +79,8 @@ export function describeRateLimits(fixture: RegistryFixture, hasPeers: boolean):
     it('keeps budgets apart: one spent budget refuses nobody else', async () => {
       const registry = counting(fixture.registry);
       const scope = fresh('per-caller');
-      const ada = budget(`${scope}-ada`, 1, 5000, scope);
-      const bob = budget(`${scope}-bob`, 1, 5000, scope);
+      const ada = budget(`${scope}-ada`, 1, WINDOW_MS, scope);
+      const bob = budget(`${scope}-bob`, 1, WINDOW_MS, scope);
       expect((await registry.chargeRateLimits([ada])).allowed).to.equal(true);
       expect((await registry.chargeRateLimits([ada])).allowed).to.equal(false);
       expect((await registry.chargeRateLimits([bob])).allowed).to.equal(true);
@@ -77,7 +89,7 @@ export function describeRateLimits(fixture: RegistryFixture, hasPeers: boolean):
     it('gives callers past maxKeys in a window one shared budget, and keeps the budgets opened before', async () => {
       const registry = counting(fixture.registry);
       const scope = fresh('crowded');
-      const caller = (name: string): RateLimitCharge => budget(`${scope}-${name}`, 2, 5000, scope, 2);
+      const caller = (name: string): RateLimitCharge => budget(`${scope}-${name}`, 2, WINDOW_MS, scope, 2);
       expect((await registry.chargeRateLimits([caller('first')])).allowed).to.equal(true);
       expect((await registry.chargeRateLimits([caller('second')])).allowed).to.equal(true);
       // Two budgets are open: every further new caller spends from the one overflow budget (2 calls).
@@ -90,7 +102,7 @@ export function describeRateLimits(fixture: RegistryFixture, hasPeers: boolean):
 
     it(`lets exactly limit of 90 racing calls through${hasPeers ? ', whichever of three instances they ask' : ''}`, async () => {
       const instances = [counting(fixture.registry), ...(hasPeers ? [await fixture.peer(), await fixture.peer()].map(counting) : [])];
-      const shared = [budget(fresh('race'), 17, 10_000)];
+      const shared = [budget(fresh('race'), 17)];
       const answers = await Promise.all(Array.from({ length: 90 }, (_, index) => (instances[index % instances.length] as Counting).chargeRateLimits(shared)));
       const through = answers.filter((answer) => answer.allowed);
       expect(through).to.have.length(17);

@@ -1,9 +1,11 @@
+import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import { expect } from 'chai';
 import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookMiddlewareOptions } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
 import { firstAnswer, listen, writePostHead, type SocketAnswer } from '../../support/raw-http.js';
+import { bodyOnFakeClock, type BodyStep } from '../../support/fake-clock-body.js';
 import { eventually, filesUnder, makeTempDir, type TempDir } from '../../support/temp-dir.js';
 import { workflow } from '../../support/workflows.js';
 
@@ -48,6 +50,7 @@ describe(`a request body trickled below the minimum rate (${host.name}, real soc
   let calls: number;
   let close: () => Promise<void>;
   let port: number;
+  let server: Server;
   let client: Trickle | undefined;
   let watch: NodeJS.Timeout | undefined;
 
@@ -57,7 +60,7 @@ describe(`a request body trickled below the minimum rate (${host.name}, real soc
     const app = host.build(createWebhookMiddleware(registry, async () => { calls += 1; return { items: [] }; }, {
       uploads: { tempDir: temp.path, memoryThreshold: 0 }, ...options,
     }));
-    ({ close, port } = await listen(app));
+    ({ close, port, server } = await listen(app));
   }
 
   beforeEach(() => { temp = makeTempDir(); calls = 0; client = undefined; });
@@ -108,13 +111,44 @@ describe(`a request body trickled below the minimum rate (${host.name}, real soc
     expect(calls).to.equal(1);
   });
 
-  it('lets a normal body through with the default rate, and turns the rate off with false', async () => {
+  it('lets a normal body through with the default rate', async () => {
     await start({});
     const big = { rows: Array.from({ length: 20_000 }, (_, index) => ({ index, name: `row ${index}` })) };
     expect((await request(`http://127.0.0.1:${port}`).post(`${BASE}/webhook/in`).send(big)).status).to.equal(200);
-    await close();
-    await start({ minBodyRate: false });
-    expect((await request(`http://127.0.0.1:${port}`).post(`${BASE}/webhook/in`).send({ a: 1 })).status).to.equal(200);
-    expect(calls).to.equal(2);
+    expect(calls).to.equal(1);
+  });
+
+  /**
+   * On a fake clock (spec/support/fake-clock-body.ts): the head and 10 of a 100-byte JSON body, then `ticks` of the
+   * sweep's `sweepMs` after its first look, before each one more byte with `drip`, then the rest.
+   */
+  function slowBody(ticks: number, sweepMs: number, drip = false): Promise<SocketAnswer> {
+    const body = JSON.stringify({ note: 'n'.repeat(89) });
+    const steps: BodyStep[] = [{ write: body.slice(0, 10) }, { ticks: drip ? 1 : ticks + 1 }];
+    if (drip) for (let tick = 1; tick <= ticks; tick += 1) steps.push({ write: body.slice(9 + tick, 10 + tick) }, { ticks: 1 });
+    steps.push({ write: body.slice(drip ? 10 + ticks : 10) });
+    return bodyOnFakeClock(server, `${BASE}/webhook/in`, { 'content-type': 'application/json' }, body.length, sweepMs, steps);
+  }
+  /** 1000 bytes a second after 2040 ms of grace; with bodyTimeoutMs 3960 the sweep looks every 510 ms. */
+  const PACED = { minBodyRate: { bytesPerSecond: 1000, graceMs: 2040 }, bodyTimeoutMs: 3960, maxRunMs: 0 };
+
+  it('gives a body its grace before the rate counts: a slow start within graceMs is let through', async () => {
+    await start(PACED);
+    expect((await slowBody(3, 510)).status).to.equal(200);
+    expect(calls).to.equal(1);
+  });
+
+  it('cuts the same slow start once graceMs has passed, 408 BODY_TOO_SLOW', async () => {
+    await start(PACED);
+    const answer = await slowBody(6, 510);
+    expect([answer.status, answer.body.code]).to.deep.equal([408, 'BODY_TOO_SLOW']);
+    expect(calls).to.equal(0);
+  });
+
+  it('turns the rate off with false: a byte a second for 12 s, far below any rate and past the default grace, is let through', async () => {
+    await start({ minBodyRate: false, bodyTimeoutMs: 3960, maxRunMs: 0 });
+    // Without a rate the sweep looks every 990 ms (a quarter of bodyTimeoutMs); a byte before each look keeps it coming.
+    expect((await slowBody(12, 990, true)).status).to.equal(200);
+    expect(calls).to.equal(1);
   });
 });

@@ -1,11 +1,14 @@
 import { expect } from 'chai';
 import { MemoryWebhookRegistry } from '../../../lib/index.js';
 import { describeRegistryContract } from '../../support/registry-contract/index.js';
+import { withFakeTimers } from '../../support/fake-clock.js';
 import { rejectionOf } from '../../support/registry-contract/fixture.js';
 import { workflow } from '../../support/workflows.js';
 
 describeRegistryContract('MemoryWebhookRegistry', {
   create: () => new MemoryWebhookRegistry(), remembersMessageIds: true, listsTestWebhooks: true, listsWaits: true, countsRateLimits: true,
+  // Its windows are measured with performance.now().
+  rateLimitClock: (_registry, work) => withFakeTimers((clock) => work(async (ms) => { clock.tick(ms); }), ['performance']),
 });
 
 describe('MemoryWebhookRegistry', () => {

@@ -3,10 +3,13 @@
  * header count or header size exactly at the limit passes; one more is refused), and the URL measured is the one
  * the caller sent, before a host's mount stripped its prefix.
  */
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { checkRequestLimits, type RequestLimits } from '../../../lib/webhooks/request/limits.js';
 import { WebhookError } from '../../../lib/core/errors.js';
+import { createWebhookMiddleware, MemoryWebhookRegistry } from '../../../lib/index.js';
+import { workflow } from '../../support/workflows.js';
 
 const LIMITS: RequestLimits = { urlLength: 20, headerCount: 3, headerSize: 40 };
 
@@ -54,5 +57,40 @@ describe('request limits', () => {
     const over = refusal(incoming('/', ['x-one', 'v'.repeat(15), 'x-two', 'w'.repeat(16)]));
     expect(over).to.deep.include({ code: 'LIMIT_HEADERS', status: 431 });
     expect(over?.message).to.include('larger than the limit of 40 bytes');
+  });
+});
+
+/**
+ * The same bounds on requests as Node's parser really hands them over (the specs above build the request), several
+ * pipelined on one connection to a node:http server: each request is measured on its own.
+ */
+describe('request limits on a real node:http server, requests pipelined on one connection', () => {
+  it('answers each pipelined request by its own URL and headers: at the limits 200, a header too many 431, a longer URL 414', async () => {
+    const registry = new MemoryWebhookRegistry();
+    await registry.activate(workflow('wf', { path: 'in', httpMethod: 'GET' }));
+    const middleware = createWebhookMiddleware(registry, () => ({ items: [] }), {
+      limits: { urlLength: 40, headerCount: 3, headerSize: 40 }, publicUrl: 'https://hooks.example.com',
+    });
+    const server = createServer((req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      let received = '';
+      socket.on('data', (chunk: Buffer) => { received += chunk.toString('utf8'); });
+      // Three headers of 40 bytes in all (Host 4 + 1, X-One 5 + 15, X-Two 5 + 10), a URL of 40 characters.
+      const atLimits = 'Host: x\r\nX-One: vvvvvvvvvvvvvvv\r\nX-Two: wwwwwwwwww\r\n';
+      const url = `/webhook/in?q=${'a'.repeat(26)}`;
+      socket.write([
+        `GET ${url} HTTP/1.1\r\n${atLimits}\r\n`,
+        'GET /webhook/in HTTP/1.1\r\nHost: x\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n', // four small headers: over by count only
+        `GET ${url}a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+      ].join(''));
+      await new Promise((resolve) => socket.on('close', resolve));
+      expect(url).to.have.length(40);
+      expect(received.split(/(?=HTTP\/1\.1 )/).map((answer) => answer.slice(9, 12))).to.deep.equal(['200', '431', '414']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry } from '../../../lib/index.js';
@@ -90,5 +91,39 @@ describe('where a prefix ends in a URL, read in place', () => {
     expect(prefixEnd('/v1/webhook/orders', 3, 18, 'webhook')).to.equal(11);
     expect(prefixEnd('/v1/web', 3, 7, 'webhook')).to.equal(-1);
     expect(prefixEnd('webhook/x', 0, 9, 'webhook')).to.equal(-1);
+  });
+});
+
+/**
+ * The target of each request read from a real IncomingMessage on a node:http server, several requests pipelined on
+ * one connection (the unit specs above hand-build the request): each run gets its own path parameters and query.
+ */
+describe('reading the request target on a real node:http server, requests pipelined on one connection', () => {
+  it('gives each pipelined request its own path parameters and query, in the order they were sent', async () => {
+    const registry = new MemoryWebhookRegistry();
+    await registry.activate(workflow('wf', { path: 'orders/:id', httpMethod: 'GET', responseMode: 'lastNode' }));
+    const middleware = createWebhookMiddleware(registry, (run) => ({ items: [{ json: { params: run.items[0]?.json.params, query: run.items[0]?.json.query } }] }), {
+      publicUrl: 'https://hooks.example.com',
+    });
+    const server = createServer((req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      let received = '';
+      socket.on('data', (chunk: Buffer) => { received += chunk.toString('utf8'); });
+      const get = (target: string, last = false): string => `GET ${target} HTTP/1.1\r\nHost: x\r\n${last ? 'Connection: close\r\n' : ''}\r\n`;
+      socket.write(get('/webhook/orders/1?page=2') + get('/WEBHOOK/orders/two%20words?tag=a&tag=b') + get('/webhook/orders/3', true));
+      await new Promise((resolve) => socket.on('close', resolve));
+      // Each answer's JSON body, without the chunked framing a lastNode answer may have.
+      const bodies = received.split(/(?=HTTP\/1\.1 )/).map((answer) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4).replace(/^[0-9a-f]+\r\n|\r\n0\r\n\r\n$/g, '')) as unknown);
+      expect(bodies).to.deep.equal([
+        { params: { id: '1' }, query: { page: '2' } },
+        { params: { id: 'two words' }, query: { tag: ['a', 'b'] } },
+        { params: { id: '3' }, query: {} },
+      ]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -6,12 +6,15 @@
  */
 import { expect } from 'chai';
 import { EventEmitter } from 'node:events';
-import type { ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { WebhookError } from '../../../lib/core/errors.js';
+import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookEvent } from '../../../lib/index.js';
+import { until } from '../../support/fake-clock.js';
 import type { CallEvents, EventInput } from '../../../lib/core/events.js';
 import type { InFlight } from '../../../lib/webhooks/run/in-flight.js';
 import { noCleanup } from '../../../lib/webhooks/payload/index.js';
-import { deferred } from '../../support/workflows.js';
+import { deferred, workflow } from '../../support/workflows.js';
 import {
   afterRun, answered, CallState, endFiles, endRun, releaseFiles, runTooLong, stoppedByMiddleware, stopRun,
   watchClose,
@@ -263,5 +266,30 @@ describe('after a run', () => {
     const bare = newCall();
     await releaseFiles(bare.state);
     expect(bare.state.filesGone).to.equal(true);
+  });
+});
+
+/** The same on real connections (the specs above hand-build the response): calls pipelined on one node:http connection. */
+describe('the responded event on a real node:http server, calls pipelined on one connection', () => {
+  it('comes once for each call, when its own answer is out, with its status and completed', async () => {
+    const registry = new MemoryWebhookRegistry();
+    await registry.activate(workflow('wf', { path: 'in', httpMethod: 'GET', responseMode: 'lastNode' }));
+    const events: WebhookEvent[] = [];
+    const middleware = createWebhookMiddleware(registry, () => ({ items: [{ json: { ok: true } }] }), { publicUrl: 'https://hooks.example.com', onEvent: (event) => { events.push(event); } });
+    const server = createServer((req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      socket.resume();
+      socket.write('GET /webhook/in HTTP/1.1\r\nHost: x\r\n\r\nGET /webhook/in HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      await new Promise((resolve) => socket.on('close', resolve));
+      const of = (type: string) => events.filter((event) => event.type === type) as (WebhookEvent & { callId: string; status?: number; completed?: boolean })[];
+      await until(() => of('responded').length === 2, 'both calls responded');
+      expect(of('responded').map((event) => [event.callId, event.status, event.completed])).to.deep.equal(of('received').map((event) => [event.callId, 200, true]));
+      expect(new Set(of('responded').map((event) => event.callId)).size).to.equal(2);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
