@@ -1,6 +1,7 @@
 /**
  * `npm run start:cluster`: three instances of the orders API (example-app/server.ts, as child processes) share
- * their webhooks through one Redis. Only instance a activates the workflows; the script then shows, over HTTP,
+ * their webhooks through one store: PostgreSQL (DATABASE_URL) or Redis (REDIS_URL). Only instance a activates the
+ * workflows; the script then shows, over HTTP,
  * that b and c serve them, that a test listen on a captures a call to b, and that a deactivation on a holds
  * everywhere. It keeps the instances running until Ctrl-C, and stops them before it exits.
  */
@@ -9,10 +10,13 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { proveCluster, tryLines, type Member } from './cluster-proof.js';
 
-const redisUrl = process.env.REDIS_URL;
-if (redisUrl === undefined || redisUrl === '') {
+const databaseUrl = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL;
+const redisUrl = process.env.REDIS_URL === '' ? undefined : process.env.REDIS_URL;
+if (databaseUrl === undefined && redisUrl === undefined) {
   process.stderr.write([
-    'start:cluster needs a Redis server. Start one, for example:',
+    'start:cluster needs a store the instances share: PostgreSQL or Redis. Give a database the app may create tables in:',
+    '  DATABASE_URL=postgres://user:password@127.0.0.1:5432/app npm run start:cluster',
+    'or start a Redis server, for example:',
     "  redis-server --port 6379 --save '' --appendonly no",
     'then, in another terminal:',
     '  REDIS_URL=redis://127.0.0.1:6379 npm run start:cluster',
@@ -23,6 +27,9 @@ if (redisUrl === undefined || redisUrl === '') {
 
 const basePort = Number(process.env.PORT ?? 3000);
 const prefix = process.env.REDIS_PREFIX ?? 'orders-api:';
+const schema = process.env.DATABASE_SCHEMA ?? 'orders_api';
+/** What every instance is given: the one store, PostgreSQL when both are named (as server.ts chooses). */
+const storeEnv = databaseUrl !== undefined ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : { REDIS_URL: redisUrl, REDIS_PREFIX: prefix };
 const serverPath = fileURLToPath(new URL('./server.ts', import.meta.url));
 const print = (line: string): void => { process.stdout.write(`${line}\n`); };
 
@@ -32,7 +39,7 @@ function start(name: string, port: number, activate: boolean): Instance {
   // The same node flags as this process (tsx, source conditions); an IPC channel, so that an instance stops
   // by itself should this process end without stopping it.
   const child = spawn(process.execPath, [...process.execArgv, serverPath], {
-    env: { ...process.env, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PORT: String(port), INSTANCE: name, ACTIVATE: activate ? '1' : '0' },
+    env: { ...process.env, ...storeEnv, PORT: String(port), INSTANCE: name, ACTIVATE: activate ? '1' : '0' },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   // An instance's errors and registry events, marked with its name; its own banner is left out.
@@ -91,7 +98,7 @@ process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
 const members = instances as [Instance, Instance, Instance];
-print(`Orders API cluster on ${redisUrl}, key prefix ${prefix}`);
+print(databaseUrl !== undefined ? `Orders API cluster on PostgreSQL, schema ${schema}` : `Orders API cluster on ${String(redisUrl)}, key prefix ${prefix}`);
 try {
   await Promise.all(instances.map((instance) => answering(instance, 20_000)));
   started = true;

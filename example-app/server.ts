@@ -1,45 +1,20 @@
 /**
- * Starts the example backend: `npm start` (PORT defaults to 3000). With REDIS_URL set it becomes one instance of
- * several sharing a RedisWebhookRegistry (prefix REDIS_PREFIX, default `orders-api:`): INSTANCE names it in the
- * `x-instance` header, ACTIVATE=0 leaves activating to another instance. example-app/cluster.ts starts three.
+ * Starts the example backend: `npm start` (PORT defaults to 3000). With DATABASE_URL (PostgreSQL) or REDIS_URL set it
+ * becomes one instance of several sharing one registry and call log (example-app/shared-store.ts): INSTANCE names it
+ * in the `x-instance` header, ACTIVATE=0 leaves activating to another instance. example-app/cluster.ts starts three.
  */
-import type { WebhookRegistry } from 'workflow-webhooks';
-import type { CallLog } from 'workflow-webhooks/console';
 import { createOrdersApp } from './app.js';
+import { openSharedStore, type SharedStore } from './shared-store.js';
 
-const redisUrl = process.env.REDIS_URL;
 const instance = process.env.INSTANCE;
 const port = Number(process.env.PORT ?? 3000);
 
-/** The shared registry, connected and loaded, and how to release it. Imported only when asked for. */
-async function openRedisRegistry(url: string): Promise<{ registry: WebhookRegistry; callLog: CallLog; close: () => Promise<void> }> {
-  const { createClient } = await import('redis');
-  const { RedisCallLog, RedisWebhookRegistry } = await import('workflow-webhooks/redis');
-  const client = createClient({ url });
-  // node-redis emits every failed reconnect; the registry reports what matters (it went away, it came back).
-  client.on('error', () => undefined);
-  try {
-    // node-redis retries a first connect forever; an instance that cannot reach Redis should say so and stop.
-    await Promise.race([client.connect(), new Promise((_resolve, reject) => {
-      setTimeout(() => reject(new Error('no answer within 5 s')), 5000).unref();
-    })]);
-    const prefix = process.env.REDIS_PREFIX ?? 'orders-api:';
-    const registry = new RedisWebhookRegistry({ client, prefix });
-    await registry.ready();
-    // Every instance's calls in one list, so the console of any instance shows them all.
-    const callLog = new RedisCallLog({ client, keyPrefix: prefix });
-    return { registry, callLog, close: async () => { await callLog.close(); await registry.close(); client.destroy(); } };
-  } catch (error) {
-    client.destroy();
-    throw error;
-  }
-}
-
-let shared: Awaited<ReturnType<typeof openRedisRegistry>> | undefined;
+let shared: SharedStore | undefined;
 try {
-  shared = redisUrl === undefined ? undefined : await openRedisRegistry(redisUrl);
+  shared = await openSharedStore(process.env);
 } catch (error) {
-  process.stderr.write(`Could not open the webhook registry in Redis at ${String(redisUrl)}: ${(error as Error).message}\n`);
+  const where = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '' ? 'PostgreSQL' : `Redis at ${String(process.env.REDIS_URL)}`;
+  process.stderr.write(`Could not open the webhook registry in ${where}: ${(error as Error).message}\n`);
   process.exit(1);
 }
 const app = await createOrdersApp({
@@ -52,7 +27,7 @@ const app = await createOrdersApp({
 const server = app.listen(port, '127.0.0.1', (error) => {
   if (error !== undefined) return;
   if (shared !== undefined) {
-    process.stdout.write(`Instance ${instance ?? '(unnamed)'} of the orders API on http://127.0.0.1:${port}, webhooks in Redis\n`);
+    process.stdout.write(`Instance ${instance ?? '(unnamed)'} of the orders API on http://127.0.0.1:${port}, webhooks in ${shared.name}\n`);
     return;
   }
   const base = `http://127.0.0.1:${port}/api/automation/webhook`;
@@ -88,7 +63,7 @@ server.on('error', (error: NodeJS.ErrnoException) => {
     ? `Port ${port} is in use${shared === undefined ? '; start with another one: PORT=3001 npm start' : ''}\n`
     : `Could not start the example: ${error.message}\n`);
   process.exitCode = 1;
-  // The Redis connections would keep the process alive with nothing to serve.
+  // The store's connections would keep the process alive with nothing to serve.
   if (shared !== undefined) void shared.close().finally(() => process.exit(1));
 });
 
