@@ -1,13 +1,14 @@
 /**
  * `npm run bench -- ratelimit`: what a rate limit costs per call, as CPU time, which a shared machine measures far
  * more steadily than throughput. First the stage alone, in this process. Then one server per registry (the middleware
- * on node:http, servers/rate-limit-server.ts; the memory registry, and the Redis registry on a private redis-server),
+ * on node:http, servers/rate-limit-server.ts; the memory registry, the Redis registry on a private redis-server and the
+ * PostgreSQL registry on a private PostgreSQL server),
  * each in its own process; autocannon in another sends a fixed number of calls to one address at a time, and the
  * server's `process.cpuUsage()` before and after gives µs per call (user + system, its GC included). The addresses:
  * no limit; a limit with room, keyed by address, by caller address, by header; a spent limit (every call refused
  * 429). Each limited address is measured right after or before the unlimited one of its server (the order flips every
  * round), and the table gives the median of those paired ratios; with Redis, redis-server's own CPU per call (INFO
- * cpu) beside it. `BENCH_BASELINE=<commit>` adds the unlimited address served by that commit's build (made as the
+ * cpu) beside it, with PostgreSQL that of the postmaster and its backends (/proc). `BENCH_BASELINE=<commit>` adds the unlimited address served by that commit's build (made as the
  * speed bench makes its pinned older builds) against this checkout's dist/, paired `BENCH_BASELINE_ROUNDS` (21) times,
  * beside a second baseline server against the first (the noise floor), each serving that address alone.
  * `BENCH_CALLS` sets the calls per measurement (default 20 000).
@@ -17,6 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
 import { autocannonJson, median, stop } from './http.js';
+import { startPostgres } from './postgres-server.js';
 import { startRedis } from './redis-server.js';
 import { buildBaseline } from './speed/baselines.js';
 import { ensureBuild, ROOT } from './speed/runner.js';
@@ -137,11 +139,13 @@ export async function benchRateLimit(settings: { rounds: number }): Promise<stri
   const stage = await stageAlone();
   const amount = Number(process.env.BENCH_CALLS ?? 20_000);
   const redis = await startRedis();
+  const postgres = await startPostgres();
   const servers: Server[] = [];
   const baseline = process.env.BENCH_BASELINE;
   try {
     servers.push(await start('memory registry', ['memory'], {}));
     servers.push(await start('Redis registry', ['redis'], { BENCH_REDIS_URL: redis.url }));
+    servers.push(await start('PostgreSQL registry', ['postgres'], { BENCH_POSTGRES_URL: postgres.url }));
     // The baseline and this build each serve the unlimited address alone, in servers set up alike, so that a pair
     // compares code, not what else a server has served; a second baseline server against the first is the noise floor.
     const alone: Server[] = [];
@@ -154,16 +158,18 @@ export async function benchRateLimit(settings: { rounds: number }): Promise<stri
       alone.push(await start(`${base}, a second server`, ['memory'], { BENCH_ENTRY: entries.base }));
       servers.push(...alone);
     }
-    const [memory, onRedis] = servers as [Server, Server];
+    const [memory, onRedis, onPostgres] = servers as [Server, Server, Server];
+    /** The CPU so far of the store a server counts in: redis-server's, or every PostgreSQL process's; none for memory. */
+    const storeCpu = async (server: Server): Promise<number> => (server === onRedis ? redisCpu(redis.url) : server === onPostgres ? postgres.cpuMicros() : 0);
     const cpu = new Map<string, number[]>();
     const redisCpuOf = new Map<string, number[]>();
     const ratios = new Map<string, number[]>();
     const keyOf = (server: Server, one: Case): string => `${server.label}\u0000${one.label}`;
     const push = (map: Map<string, number[]>, key: string, value: number): void => { map.set(key, [...(map.get(key) ?? []), value]); };
     const measure = async (server: Server, one: Case): Promise<number> => {
-      const [before, redisBefore] = await Promise.all([cpuOf(server.child), redisCpu(redis.url)]);
+      const [before, redisBefore] = await Promise.all([cpuOf(server.child), storeCpu(server)]);
       await send(server.port, one, amount);
-      const [after, redisAfter] = await Promise.all([cpuOf(server.child), redisCpu(redis.url)]);
+      const [after, redisAfter] = await Promise.all([cpuOf(server.child), storeCpu(server)]);
       const perCall = (after - before) / amount;
       push(cpu, keyOf(server, one), perCall);
       push(redisCpuOf, keyOf(server, one), (redisAfter - redisBefore) / amount);
@@ -193,18 +199,18 @@ export async function benchRateLimit(settings: { rounds: number }): Promise<stri
       push(ratios, keyOf(again, open), await pair(round, [earlier, open], [again, open]));
     }
     for (let round = 0; round < settings.rounds; round += 1) {
-      for (const server of [memory, onRedis]) {
+      for (const server of [memory, onRedis, onPostgres]) {
         for (const one of CASES.slice(1)) push(ratios, keyOf(server, one), await pair(round, [server, open], [server, one]));
       }
     }
     const lines = [stage, '', `${amount.toLocaleString('en')} calls per measurement, ${settings.rounds} rounds: median µs of CPU per call, and the median of`
       + ' the rounds\' ratios, each of two measurements taken back to back on the same server', '',
-      '| registry | address | server µs/call | ratio to no limit, same server | redis-server µs/call |', '|---|---|---|---|---|'];
-    for (const server of [memory, onRedis]) {
+      '| registry | address | server µs/call | ratio to no limit, same server | store µs/call (redis-server, or PostgreSQL\'s processes) |', '|---|---|---|---|---|'];
+    for (const server of [memory, onRedis, onPostgres]) {
       for (const one of CASES) {
         const key = keyOf(server, one);
         const ratio = ratios.get(key);
-        const redisShown = server === onRedis ? median(redisCpuOf.get(key) ?? []).toFixed(1) : '—';
+        const redisShown = server !== memory ? median(redisCpuOf.get(key) ?? []).toFixed(1) : '—';
         lines.push(`| ${server.label} | ${one.label} | ${median(cpu.get(key) ?? []).toFixed(1)} | ${ratio === undefined ? '—' : median(ratio).toFixed(2)} | ${redisShown} |`);
       }
     }
@@ -221,5 +227,6 @@ export async function benchRateLimit(settings: { rounds: number }): Promise<stri
   } finally {
     await Promise.all(servers.map(({ child }) => stop(child)));
     await redis.stop();
+    await postgres.stop();
   }
 }

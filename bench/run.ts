@@ -8,7 +8,7 @@
  * stages (only the latter), telemetry (the middleware with OpenTelemetry, without
  * and with an SDK, and with the console mounted), replicas (queue mode with replica acknowledgement against without;
  * starts a primary and a replica), ratelimit (CPU per call of an address without and with a rate limit, memory and
- * Redis registry; starts its own redis-server), parse (what parsing one JSON or XML body costs the event loop).
+ * Redis and PostgreSQL registries; starts its own servers), stores (a registry change on Redis and on PostgreSQL), parse (what parsing one JSON or XML body costs the event loop).
  */
 import { cpus, totalmem } from 'node:os';
 import { benchDefinitions } from './definitions.js';
@@ -23,6 +23,7 @@ import { benchRedisTopologies } from './redis-topologies.js';
 import { benchRegistryLookup } from './registry-lookup.js';
 import { benchSigned } from './signed.js';
 import { benchSpeed, speedKinds } from './speed.js';
+import { benchStoreChanges } from './store-changes.js';
 import { benchTelemetry } from './telemetry.js';
 import { benchUpload } from './upload.js';
 
@@ -55,5 +56,6 @@ if (wants('redis')) write(`## Redis registry (redis-server started by the benchm
 if (wants('topologies')) write(`## Redis registry on one redis-server, a Redis Cluster and Sentinel (all started by the benchmark)\n\n${await benchRedisTopologies()}\n\n`);
 if (wants('queue')) write(`## Queue mode (redis-server, workers and every web instance in processes of their own, pinned to cores)\n\n${await benchQueue(settings)}\n\n`);
 if (wants('queue') || only === 'stages') write(`## Queue mode: the stages of a lastNode call, at one connection and at 10\n\n${await benchQueueStages(settings.rounds)}\n\n`);
+if (wants('stores')) write(`## A registry change on each shared store (redis-server and PostgreSQL started by the benchmark)\n\n${await benchStoreChanges(settings.rounds)}\n\n`);
 if (wants('ratelimit')) write(`## Rate limits: CPU per call (redis-server started by the benchmark)\n\n${await benchRateLimit(settings)}\n\n`);
 if (wants('replicas')) write(`## Queue mode with replica acknowledgement (a primary and one replica on loopback)\n\n${await benchReplicas(settings)}\n\n`);

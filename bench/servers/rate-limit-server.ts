@@ -1,7 +1,7 @@
 /**
  * The server of `npm run bench -- ratelimit`, in its own process (forked by bench/rate-limit.ts): the middleware on
- * node:http (where nothing hides its cost) with one address per case, from a memory registry, or a Redis registry on
- * BENCH_REDIS_URL (argv[2] `redis`). BENCH_ENTRY loads the middleware from a built package instead (this checkout's
+ * node:http (where nothing hides its cost) with one address per case, from a memory registry, a Redis registry on
+ * BENCH_REDIS_URL (argv[2] `redis`) or a PostgreSQL registry on BENCH_POSTGRES_URL (argv[2] `postgres`). BENCH_ENTRY loads the middleware from a built package instead (this checkout's
  * dist/, or an older commit's build, as the speed bench makes them), which serves the unlimited address only. Answers `cpu` over IPC with its
  * process.cpuUsage(), so the runner measures CPU per call over a fixed number of calls.
  */
@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
+import { openBenchPostgresRegistry } from './bench-postgres-registry.js';
 import { openBenchRedisRegistry } from './bench-redis-registry.js';
 
 type Lib = typeof import('../../lib/index.js');
@@ -19,6 +20,11 @@ const lib = (await import(entry === undefined ? '../../lib/index.js' : pathToFil
 let cleanup = async (): Promise<void> => undefined;
 
 async function registryOf(): Promise<import('../../lib/index.js').WebhookRegistry> {
+  if (registryKind === 'postgres') {
+    const postgres = await openBenchPostgresRegistry(`bench_rate_${process.pid}`);
+    cleanup = postgres.close;
+    return postgres.registry;
+  }
   if (registryKind !== 'redis') return new lib.MemoryWebhookRegistry();
   const redis = await openBenchRedisRegistry(`bench-rate-${process.pid}:`);
   cleanup = redis.close;

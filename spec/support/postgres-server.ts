@@ -5,7 +5,7 @@
  * runs as that user. It can be restarted as a crash would (`pg_ctl restart -m immediate`) and its backends killed.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -73,6 +73,11 @@ export class PostgresServer {
     } catch {
       await this.startAgain();
     }
+  }
+
+  /** The postmaster's process id (its backends are its children): for measuring the database's own CPU. */
+  get pid(): number {
+    return Number(readFileSync(join(this.#data, 'postmaster.pid'), 'utf8').split('\n')[0]);
   }
 
   /** Stops it at once (`-m immediate`) without removing its data, until `startAgain()`. */
