@@ -16,10 +16,9 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createClient } from 'redis';
 import { autocannonJson, median, stop } from './http.js';
 import { startPostgres } from './postgres-server.js';
-import { startRedis } from './redis-server.js';
+import { redisCpu, startRedis } from './redis-server.js';
 import { buildBaseline } from './speed/baselines.js';
 import { ensureBuild, ROOT } from './speed/runner.js';
 import { MemoryWebhookRegistry } from '../lib/index.js';
@@ -72,19 +71,6 @@ async function send(port: number, one: Case, amount: number): Promise<void> {
   if (result.errors > 0 || wrong > 0) throw new Error(`${one.path}: ${wrong} calls answered otherwise than ${one.status}, ${result.errors} errors`);
 }
 
-/** redis-server's CPU so far, in µs (INFO cpu: its main thread and the rest). */
-async function redisCpu(url: string): Promise<number> {
-  const client = createClient({ url });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    const info = await client.info('cpu');
-    const field = (name: string): number => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
-    return Math.round((field('used_cpu_user') + field('used_cpu_sys')) * 1e6);
-  } finally {
-    client.destroy();
-  }
-}
 
 /** The built package of that commit (as the speed bench builds its pinned older builds), and this checkout's dist/. */
 function builtEntries(ref: string): { own: string; base: string } {

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
+import { createClient } from 'redis';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -67,4 +68,18 @@ export async function startRedis(binary = process.env.REDIS_SERVER ?? 'redis-ser
       await exited;
     },
   };
+}
+
+/** redis-server's CPU so far, in µs (INFO cpu: its main thread and the rest). */
+export async function redisCpu(url: string): Promise<number> {
+  const client = createClient({ url });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const info = await client.info('cpu');
+    const field = (name: string): number => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+    return Math.round((field('used_cpu_user') + field('used_cpu_sys')) * 1e6);
+  } finally {
+    client.destroy();
+  }
 }

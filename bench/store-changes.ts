@@ -10,7 +10,7 @@ import pg from 'pg';
 import { createClient } from 'redis';
 import { median } from './http.js';
 import { startPostgres } from './postgres-server.js';
-import { startRedis } from './redis-server.js';
+import { redisCpu, startRedis } from './redis-server.js';
 import type { WebhookRegistry } from '../lib/index.js';
 import { PostgresWebhookRegistry } from '../lib/postgres/index.js';
 import { RedisWebhookRegistry } from '../lib/redis/index.js';
@@ -24,18 +24,6 @@ function workflow(index: number): Parameters<WebhookRegistry['activate']>[0] {
   };
 }
 
-async function redisCpu(url: string): Promise<number> {
-  const client = createClient({ url });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    const info = await client.info('cpu');
-    const field = (name: string): number => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
-    return Math.round((field('used_cpu_user') + field('used_cpu_sys')) * 1e6);
-  } finally {
-    client.destroy();
-  }
-}
 
 interface Round { wallMs: number; ownUs: number; storeUs: number }
 
