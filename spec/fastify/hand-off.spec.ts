@@ -13,6 +13,7 @@ import { mountEnd, servedBy } from '../../lib/fastify/hand-off.js';
 import { documentRoute } from '../../lib/webhooks/describe/serve.js';
 import { resolveOpenApiRoute } from '../../lib/webhooks/describe/settings.js';
 import { readRequestTarget } from '../../lib/webhooks/request/target.js';
+import { pipelined } from '../support/raw-http.js';
 import { PREFIX, startPluginHost, type PluginHost, type PluginHostOptions } from '../support/hosts/fastify-plugin-app.js';
 
 const SECRET = 'a waiting secret of at least 32 characters';
@@ -67,6 +68,26 @@ describe('workflow-webhooks/fastify: handing a call to the middleware', function
       const middleware = readRequestTarget(req, prefixes) !== undefined || document.owns(req);
       expect(serves(`${mount}${below}`, mount.length), `${mount}${below}`).to.equal(middleware);
     }), { numRuns: 2000 });
+  });
+
+  it('takes or leaves each of several calls pipelined on one connection by its own path, and answers them in order', async () => {
+    // A router that matches more than the middleware serves (duplicate slashes) and in any case, so the plugin decides.
+    const app = await start(await middlewareWith({ openApi: {} }), { fastify: { routerOptions: { caseSensitive: false, ignoreDuplicateSlashes: true } } });
+    const call = (method: string, path: string): string =>
+      `${method} ${path} HTTP/1.1\r\nHost: ${new URL(app.origin).host}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`;
+    const answers = await pipelined(Number(new URL(app.origin).port), [
+      call('POST', `${PREFIX}/webhook/orders/7?to=/webhooks/x`), call('POST', `${PREFIX}//webhook/orders/7`), call('GET', '/HOOKS/openapi.json/'),
+      call('POST', '/HOOKS/WEBHOOK/orders/8'), call('POST', `${PREFIX}/webhook//orders/8`), call('POST', `${PREFIX}/webhook/orders/9`),
+    ]);
+    expect(answers.map(({ status, body }) => [status, body.webhookUrl ?? body.servers ?? body.message])).to.deep.equal([
+      [200, `${app.origin}${PREFIX}/webhook/orders/:id`],
+      [404, `Route POST:${PREFIX}//webhook/orders/7 not found`],
+      [200, [{ url: `${app.origin}/HOOKS` }]],
+      [200, `${app.origin}/HOOKS/webhook/orders/:id`],
+      // The middleware's own answer: below its prefix, the path is its to refuse.
+      [404, 'The requested webhook "POST /orders/8" is not registered.'],
+      [200, `${app.origin}${PREFIX}/webhook/orders/:id`],
+    ]);
   });
 
   it('names the whole prefix in webhookUrl: nested in a plugin with its own prefix, and with a parameter in it', async () => {

@@ -3,7 +3,7 @@
  * and clients that hang up half-way. Always on loopback.
  */
 import { createServer, request, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 
 export interface RawResponse {
   status: number;
@@ -95,4 +95,50 @@ export function writePostHead(socket: Socket, path: string, headers: Record<stri
   const head = Object.entries({ ...headers, host: '127.0.0.1', 'content-length': String(length) })
     .map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n`);
+}
+
+/** One answer of several read off one connection: status, head (lower-cased header names) and JSON body (`{}` when none). */
+export interface PipelinedAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+/**
+ * Writes `requests` (each a whole raw HTTP/1.1 request) at once on one connection to `port`, the last with
+ * `Connection: close` added, and resolves with every answer the server wrote, in order, once it closed.
+ */
+export function pipelined(port: number, requests: string[]): Promise<PipelinedAnswer[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('error', reject);
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('close', () => resolve(Buffer.concat(received).toString('utf8').split(/(?=HTTP\/1\.1 \d{3} )/).map(parseAnswer)));
+    const last = requests.length - 1;
+    socket.write(requests.map((raw, index) => (index === last ? raw.replace('\r\n', '\r\nConnection: close\r\n') : raw)).join(''));
+  });
+}
+
+function parseAnswer(answer: string): PipelinedAnswer {
+  const split = answer.indexOf('\r\n\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of answer.slice(0, split).split('\r\n').slice(1)) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  let text = answer.slice(split + 4);
+  // A chunked answer's chunks, joined (the bodies here are ASCII JSON, so characters count as bytes).
+  if (headers['transfer-encoding'] === 'chunked') {
+    let joined = '';
+    for (let at = 0; ;) {
+      const end = text.indexOf('\r\n', at);
+      const size = parseInt(text.slice(at, end), 16);
+      if (!(size > 0)) break;
+      joined += text.slice(end + 2, end + 2 + size);
+      at = end + 2 + size + 2;
+    }
+    text = joined;
+  }
+  return { status: Number(answer.slice(9, 12)), headers, body: text === '' ? {} : JSON.parse(text) as Record<string, unknown> };
 }

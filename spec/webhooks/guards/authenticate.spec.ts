@@ -8,10 +8,11 @@ import { generateKeyPairSync } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { expect } from 'chai';
 import { SignJWT } from 'jose';
-import { WebhookError, type WebhookCredential } from '../../../lib/index.js';
+import { createWebhookMiddleware, MemoryWebhookRegistry, WebhookError, type WebhookCredential } from '../../../lib/index.js';
 import { authenticate, type AuthOutcome } from '../../../lib/webhooks/guards/authenticate.js';
 import type { RegisteredWebhook } from '../../../lib/webhooks/registry/contract.js';
 import { InProcessReplayMemory } from '../../../lib/webhooks/registry/message-ids.js';
+import { listen, pipelined } from '../../support/raw-http.js';
 
 type Method = 'basicAuth' | 'headerAuth' | 'jwtAuth';
 
@@ -153,5 +154,47 @@ describe('authenticate()', () => {
 
   it('answers 500 AUTH_NOT_CONFIGURED when the host gives no credentials resolver at all', async () => {
     expect((await refusal(check('basicAuth', BASIC, { authorization: basic('ada:lovelace') }, false))).code).to.equal('AUTH_NOT_CONFIGURED');
+  });
+});
+
+/**
+ * The same cases on a real node:http server, calls pipelined on one connection (the unit specs above hand-build the
+ * request): each call is let through or refused by its own Authorization or key header, in order, and a refusal
+ * leaves the connection to the calls after it.
+ */
+describe('authentication on a real node:http server, calls pipelined on one connection', () => {
+  it('answers each pipelined call by its own credentials: through, 401 with the challenge, or 403', async () => {
+    const registry = new MemoryWebhookRegistry();
+    const node = (path: string, authentication: Method) => ({ name: 'Webhook', credentials: { ref: path }, parameters: { path, httpMethod: 'GET' as const, authentication, responseMode: 'lastNode' as const } });
+    await registry.activate({ workflowId: 'basic', nodes: [node('basic', 'basicAuth')] });
+    await registry.activate({ workflowId: 'header', nodes: [node('header', 'headerAuth')] });
+    const credentials: Record<string, WebhookCredential> = { basic: { user: 'ada', password: 'love:lace' }, header: { name: 'X-Api-Key', value: 'k-123' } };
+    const middleware = createWebhookMiddleware(registry, () => ({ items: [{ json: { through: true } }] }), {
+      credentials: ({ credentials: ref }) => structuredClone(credentials[(ref as { ref: string }).ref]) as WebhookCredential,
+    });
+    const running = await listen((req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); }));
+    try {
+      const get = (path: string, header: string): string => `GET /webhook/${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${header}\r\n`;
+      const answers = await pipelined(running.port, [
+        get('basic', `Authorization: Basic   ${Buffer.from('ada:love:lace').toString('base64')}\r\n`),
+        get('basic', `Authorization: ${basic('ada')}\r\n`),
+        get('basic', `Authorization: ${basic('ada:love')}\r\n`),
+        get('basic', `Authorization: x${basic('ada:love:lace')}\r\n`),
+        get('header', 'X-Api-Key: k-123\r\n'),
+        get('header', 'X-Api-Key: k-124\r\n'),
+        get('basic', ''),
+      ]);
+      expect(answers.map(({ status, headers, body }) => [status, body.code ?? body.through, headers['www-authenticate']])).to.deep.equal([
+        [200, true, undefined],
+        [401, 'AUTH_REQUIRED', BASIC_CHALLENGE],
+        [403, 'AUTH_INVALID', undefined],
+        [401, 'AUTH_REQUIRED', BASIC_CHALLENGE],
+        [200, true, undefined],
+        [403, 'AUTH_INVALID', undefined],
+        [401, 'AUTH_REQUIRED', BASIC_CHALLENGE],
+      ]);
+    } finally {
+      await running.close();
+    }
   });
 });

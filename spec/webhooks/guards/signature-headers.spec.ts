@@ -7,10 +7,11 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { expect } from 'chai';
-import { WebhookError, type SignatureAuthCredential, type VerifiedSignature } from '../../../lib/index.js';
+import { createWebhookMiddleware, MemoryWebhookRegistry, WebhookError, type SignatureAuthCredential, type VerifiedSignature } from '../../../lib/index.js';
 import { checkSignature } from '../../../lib/webhooks/guards/signature.js';
 import { InProcessReplayMemory } from '../../../lib/webhooks/registry/message-ids.js';
-import { credentialOf, SECRETS, signedHeaders } from '../../support/signers.js';
+import { listen, pipelined } from '../../support/raw-http.js';
+import { credentialOf, SECRETS, signedHeaders, type Scheme } from '../../support/signers.js';
 
 const BODY = JSON.stringify({ id: 'evt_1', type: 'order.paid' });
 const NOW = 1_790_000_000;
@@ -106,6 +107,51 @@ describe('checkSignature()', () => {
     const base = { scheme: 'custom', secret: 'custom-secret', header: 'X-Sig' };
     for (const broken of [{ algorithm: 'md5' }, { encoding: 'utf8' }, { timestampHeader: 'X Time' }]) {
       expect(await outcome({ ...base, ...broken } as unknown as SignatureAuthCredential, headers), JSON.stringify(broken)).to.equal('AUTH_NOT_CONFIGURED');
+    }
+  });
+});
+
+/**
+ * The same cases on a real node:http server, signed calls pipelined on one connection (the unit specs above hand-build
+ * the request): each call is checked by its own headers and body, in order, with the server's clock set by the test.
+ */
+describe('signature headers on a real node:http server, calls pipelined on one connection', () => {
+  it('checks each pipelined call by its own headers: the tolerance edge, milliseconds, parts in any order, parts not ours, malformed ones', async () => {
+    const schemes: Scheme[] = ['slack', 'stripe', 'standardWebhooks', 'github'];
+    const registry = new MemoryWebhookRegistry();
+    for (const scheme of schemes) {
+      await registry.activate({ workflowId: scheme, nodes: [{ name: 'Signed', credentials: { ref: scheme }, parameters: { path: scheme, httpMethod: 'POST', authentication: 'signatureAuth', options: { rawBody: scheme === 'github' } } }] });
+    }
+    const middleware = createWebhookMiddleware(registry, () => ({ items: [] }), {
+      credentials: ({ credentials: ref }) => credentialOf((ref as { ref: Scheme }).ref), logger: { error: () => undefined, warn: () => undefined },
+    });
+    const running = await listen((req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); }));
+    const post = (scheme: Scheme, headers: Record<string, string>): string =>
+      `POST /webhook/${scheme} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(BODY)}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${BODY}`;
+    const stripe = (await signedHeaders('stripe', BODY, { at: NOW }))['stripe-signature'] ?? '';
+    const [t, v1] = stripe.split(',');
+    const standard = await signedHeaders('standardWebhooks', BODY, { at: NOW, messageId: 'msg_pipelined' });
+    const calls = [
+      post('slack', await signedHeaders('slack', BODY, { at: NOW - 300 })),
+      post('slack', await signedHeaders('slack', BODY, { at: NOW + 301 })),
+      post('slack', await signedHeaders('slack', BODY, { at: NOW * 1000 + 123 })),
+      post('stripe', { 'stripe-signature': `${v1 ?? ''},${t ?? ''}` }),
+      post('stripe', { 'stripe-signature': `${stripe},v0=test_mode_only` }),
+      post('stripe', { 'stripe-signature': `t=${NOW - 3600}` }),
+      post('standardWebhooks', { ...standard, 'webhook-signature': `v1a,${'A'.repeat(86)}== ${standard['webhook-signature'] ?? ''}` }),
+      post('github', { 'x-hub-signature-256': `sha1=${'ab'.repeat(20)}` }),
+      post('github', await signedHeaders('github', BODY)),
+    ];
+    const realNow = Date.now;
+    Date.now = () => NOW * 1000;
+    try {
+      const answers = await pipelined(running.port, calls);
+      expect(answers.map((answer) => answer.body.code ?? answer.status)).to.deep.equal([
+        200, 'SIGNATURE_EXPIRED', 200, 200, 200, 'SIGNATURE_INVALID', 200, 'SIGNATURE_INVALID', 200,
+      ]);
+    } finally {
+      Date.now = realNow;
+      await running.close();
     }
   });
 });

@@ -6,6 +6,9 @@
 import { expect } from 'chai';
 import type { IncomingMessage } from 'node:http';
 import { callerBudget, digest, ipKeyOf, normalisedValue } from '../../../lib/webhooks/rate-limit/caller-key.js';
+import { createWebhookMiddleware, MemoryWebhookRegistry } from '../../../lib/index.js';
+import { listen, pipelined } from '../../support/raw-http.js';
+import { workflow } from '../../support/workflows.js';
 
 const fakeCall = (headers: Record<string, string | string[]>, remoteAddress = '127.0.0.1'): IncomingMessage =>
   ({ headers, socket: { remoteAddress } }) as unknown as IncomingMessage;
@@ -60,5 +63,34 @@ describe('the caller key of a rate limit', () => {
     expect(normalisedValue('authorization', 'BASIC\tb3BzOnNlY3JldA===')).to.equal('basic b3BzOnNlY3JldA==');
     expect(normalisedValue('authorization', 'Bearer   abc.def.ghi ')).to.equal('bearer abc.def.ghi');
     expect(normalisedValue('x-api-key', ' Key-1 ')).to.equal('Key-1');
+  });
+});
+
+/**
+ * The same cases on a real node:http server, calls pipelined on one connection (the unit specs above hand-build the
+ * request and its socket): a budget of one call per caller, so the second call of a caller is 429 whichever way it
+ * wrote its key or address, and another caller's first call goes through.
+ */
+describe('the caller key of a rate limit on a real node:http server, calls pipelined on one connection', () => {
+  it('charges a key written with spaces, an empty key, a mapped or re-written address to the caller it stands for', async () => {
+    const registry = new MemoryWebhookRegistry();
+    const once = (key: string) => ({ settings: { rateLimit: { limit: 1, windowMs: 60_000, key } } });
+    await registry.activate(workflow('by-key', { path: 'by-key', httpMethod: 'GET' }, once('X-Api-Key')));
+    await registry.activate(workflow('by-ip', { path: 'by-ip', httpMethod: 'GET' }, once('ip')));
+    const middleware = createWebhookMiddleware(registry, () => ({ items: [] }), { proxyHops: 1, logger: { error: () => undefined, warn: () => undefined } });
+    const running = await listen((req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); }));
+    try {
+      const get = (path: string, header: string): string => `GET /webhook/${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${header}\r\n`;
+      const answers = await pipelined(running.port, [
+        get('by-key', 'X-Api-Key: key-a\r\n'), get('by-key', 'X-Api-Key:   key-a  \r\n'), get('by-key', 'X-Api-Key: key-b\r\n'),
+        get('by-key', ''), get('by-key', 'X-Api-Key:\r\n'),
+        get('by-ip', 'X-Forwarded-For: 198.51.100.9\r\n'), get('by-ip', 'X-Forwarded-For: ::ffff:198.51.100.9\r\n'),
+        get('by-ip', 'X-Forwarded-For: 2001:db8:abcd:12ff::1\r\n'), get('by-ip', 'X-Forwarded-For: 2001:DB8:ABCD:1200::\r\n'),
+        get('by-ip', 'X-Forwarded-For: 2001:db8:abcd:1300::1\r\n'),
+      ]);
+      expect(answers.map((answer) => answer.status)).to.deep.equal([200, 429, 200, 200, 429, 200, 429, 200, 429, 200]);
+    } finally {
+      await running.close();
+    }
   });
 });

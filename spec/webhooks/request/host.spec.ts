@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookMiddlewareOptions, type WebhookRun } from '../../../lib/index.js';
@@ -179,5 +180,57 @@ describe('the names a call may address (allowedHosts) and the address a run is g
     const both = baseUrlResolver({ publicUrl: 'https://hooks.example.com', proxyHops: 0, allowedHosts: ['api.example.com'], logger: silent });
     expect(both(call({ host: 'api.example.com' }), '/x')).to.equal('https://hooks.example.com');
     expect(() => both(call({ host: 'evil.example' }), '/x')).to.throw(WebhookError).with.property('code', 'HOST_NOT_ALLOWED');
+  });
+});
+
+/**
+ * The same cases on a real node:http server, several calls pipelined on one connection (the unit specs above
+ * hand-build the request and its socket): each call is answered by its own Host, though the resolver keeps the last
+ * answer, and repeated X-Forwarded-Host lines reach it as Node joins them.
+ */
+describe('the address a run is given on a real node:http server, calls pipelined on one connection', () => {
+  async function pipelined(options: WebhookMiddlewareOptions, heads: string[]): Promise<{ status: number; webhookUrl?: unknown; code?: unknown }[]> {
+    const registry = new MemoryWebhookRegistry();
+    await registry.activate(workflow('wf', { path: 'orders', httpMethod: 'GET', responseMode: 'lastNode' }));
+    const middleware = createWebhookMiddleware(registry, (run) => ({ items: [{ json: { webhookUrl: run.items[0]?.json.webhookUrl } }] }), {
+      logger: { error: () => undefined, warn: () => undefined }, ...options,
+    });
+    const server = createServer((req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      let received = '';
+      socket.on('data', (chunk: Buffer) => { received += chunk.toString('utf8'); });
+      socket.write(heads.map((head, index) => `GET /webhook/orders HTTP/1.1\r\n${head}${index === heads.length - 1 ? 'Connection: close\r\n' : ''}\r\n`).join(''));
+      await new Promise((resolve) => socket.on('close', resolve));
+      // Each answer's status and JSON body, without the chunked framing a lastNode answer may have.
+      return received.split(/(?=HTTP\/1\.1 )/).map((answer) => {
+        const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4).replace(/^[0-9a-f]+\r\n|\r\n0\r\n\r\n$/g, '')) as { webhookUrl?: unknown; code?: unknown };
+        return { status: Number(answer.slice(9, 12)), ...body };
+      });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }
+
+  it('answers each pipelined call by its own Host, in order, and refuses the one outside allowedHosts', async () => {
+    const answers = await pipelined({ allowedHosts: ['a.example', 'b.example'] },
+      ['Host: a.example\r\n', 'Host: a.example\r\n', 'Host: b.example\r\n', 'Host: evil.example\r\n', 'Host: a.example\r\n']);
+    expect(answers.map((answer) => answer.status)).to.deep.equal([200, 200, 200, 421, 200]);
+    expect(answers.map((answer) => answer.webhookUrl ?? answer.code)).to.deep.equal([
+      'http://a.example/webhook/orders', 'http://a.example/webhook/orders', 'http://b.example/webhook/orders', 'HOST_NOT_ALLOWED', 'http://a.example/webhook/orders',
+    ]);
+  });
+
+  it('takes the outermost trusted proxy\'s entry from X-Forwarded-Host sent on several lines, for each pipelined call', async () => {
+    const answers = await pipelined({ proxyHops: 2 }, [
+      'Host: internal\r\nX-Forwarded-Host: spoofed.example, api.example.com\r\nX-Forwarded-Host: edge.internal\r\nX-Forwarded-Proto: https, http\r\n',
+      'Host: internal\r\nX-Forwarded-Host: other.example.com\r\nX-Forwarded-Host: edge.internal\r\n',
+    ]);
+    expect(answers).to.deep.equal([
+      { status: 200, webhookUrl: 'https://api.example.com/webhook/orders' },
+      { status: 200, webhookUrl: 'http://other.example.com/webhook/orders' },
+    ]);
   });
 });

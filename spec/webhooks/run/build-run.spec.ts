@@ -6,7 +6,9 @@
 import { expect } from 'chai';
 import type { IncomingMessage } from 'node:http';
 import request from 'supertest';
-import type { WebhookExecutor } from '../../../lib/index.js';
+import { SignJWT } from 'jose';
+import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookExecutor } from '../../../lib/index.js';
+import { listen, pipelined } from '../../support/raw-http.js';
 import { buildRun, buildTriggerItem, type RunParts } from '../../../lib/webhooks/run/build-run.js';
 import { BASE, HOSTS } from '../../support/apps.js';
 import { publish, waitingApp, type WaitingApp } from '../../support/waiting/app.js';
@@ -113,5 +115,46 @@ describe('the resume address a run held, once the run ended', () => {
     await request(app.server).post(address).send({}).expect(200, { resumed: true });
     const again = await request(app.server).post(address).send({});
     expect([again.status, again.body.code]).to.deep.equal([409, 'WAIT_RUN_FINISHED']);
+  });
+});
+
+/**
+ * The same cases on a real node:http server, calls pipelined on one connection (the unit specs above hand-build the
+ * request): each run gets its own call's fields, the verified token only on the call that sent one, no resume, and
+ * without a waitingSecret waitForCall() rejects with WAIT_NOT_CONFIGURED.
+ */
+describe('the trigger item and run on a real node:http server, calls pipelined on one connection', () => {
+  it('gives each pipelined call a run of its own fields, in order, the verified token only where one was sent', async () => {
+    const secret = 'a-long-shared-secret-for-tests-only';
+    const registry = new MemoryWebhookRegistry();
+    const node = (path: string, authentication: 'none' | 'jwtAuth') => ({ name: 'Webhook', credentials: { ref: 'jwt' }, parameters: { path, httpMethod: 'POST' as const, authentication, responseMode: 'lastNode' as const } });
+    await registry.activate({ workflowId: 'plain', nodes: [node('in/:id', 'none')] });
+    await registry.activate({ workflowId: 'signed', nodes: [node('jwt', 'jwtAuth')] });
+    const middleware = createWebhookMiddleware(registry, async (run) => {
+      const item = run.items[0] as { json: Record<string, unknown>; binary?: unknown };
+      const waitCode = await run.waitForCall().then(() => undefined, (error: { code?: string }) => error.code);
+      const { headers, ...json } = item.json as { headers: Record<string, string> };
+      return { items: [{ json: { ...json, key: headers['x-api-key'], fields: Object.keys(item), resumed: run.resume !== undefined, waitCode } }] };
+    }, { credentials: () => ({ keyType: 'passphrase', secret }), publicUrl: 'https://hooks.example.com' });
+    const running = await listen((req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); }));
+    try {
+      const post = (target: string, headers: string, body: string): string =>
+        `POST /webhook/${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n${headers}\r\n${body}`;
+      const token = await new SignJWT({ sub: 'ana' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('5m').sign(new TextEncoder().encode(secret));
+      const answers = await pipelined(running.port, [
+        post('in/7?q=1', 'X-Api-Key: k1\r\n', '{"a":1}'),
+        post('jwt', `Authorization: Bearer ${token}\r\n`, '{"b":2}'),
+        post('in/8', 'X-Api-Key: k2\r\n', '{"c":3}'),
+      ]);
+      const common = { fields: ['json'], resumed: false, waitCode: 'WAIT_NOT_CONFIGURED', executionMode: 'production' };
+      expect(answers.map((answer) => answer.body)).to.deep.equal([
+        { ...common, key: 'k1', params: { id: '7' }, query: { q: '1' }, body: { a: 1 }, webhookUrl: 'https://hooks.example.com/webhook/in/:id' },
+        { ...common, params: {}, query: {}, body: { b: 2 }, webhookUrl: 'https://hooks.example.com/webhook/jwt', jwtPayload: answers[1]?.body.jwtPayload },
+        { ...common, key: 'k2', params: { id: '8' }, query: {}, body: { c: 3 }, webhookUrl: 'https://hooks.example.com/webhook/in/:id' },
+      ]);
+      expect(answers[1]?.body.jwtPayload).to.deep.include({ sub: 'ana' });
+    } finally {
+      await running.close();
+    }
   });
 });
