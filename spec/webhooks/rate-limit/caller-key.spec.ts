@@ -72,7 +72,7 @@ describe('the caller key of a rate limit', () => {
  * wrote its key or address, and another caller's first call goes through.
  */
 describe('the caller key of a rate limit on a real node:http server, calls pipelined on one connection', () => {
-  it('charges a key written with spaces, an empty key, a mapped or re-written address to the caller it stands for', async () => {
+  it('charges a key sent again, an empty key, a mapped or re-written address to the caller it stands for', async () => {
     const registry = new MemoryWebhookRegistry();
     const once = (key: string) => ({ settings: { rateLimit: { limit: 1, windowMs: 60_000, key } } });
     await registry.activate(workflow('by-key', { path: 'by-key', httpMethod: 'GET' }, once('X-Api-Key')));
