@@ -1,7 +1,7 @@
 /**
- * The binary store contract: where files too large to travel inside a job wait for the worker. One contract, two
- * stores shipped (Redis, a shared directory), and one conformance suite in spec/ that both pass; a host may write
- * its own (object storage) against the same contract.
+ * The binary store contract: where files too large to travel inside a job wait for the worker. One contract, three
+ * stores shipped (Redis, PostgreSQL, a shared directory), and one conformance suite in spec/ that all pass; a host
+ * may write its own (object storage) against the same contract.
  */
 import type { QueueCommands } from '../redis-route.js';
 
@@ -25,9 +25,30 @@ export interface BinaryStore {
   /** Removes stored files; references already gone are no error. */
   remove(refs: readonly string[]): Promise<void>;
   /**
-   * Called once by the queue and the worker that use the store, with their Redis commands (a plain node-redis
-   * `sendCommand(args, options?)`, routed to the node that holds the queue on a cluster or Sentinel) and key prefix;
-   * a store that needs neither ignores it.
+   * Called once by the queue and the worker that use the store, with their own store: on Redis its commands (a plain
+   * node-redis `sendCommand(args, options?)`, routed to the node that holds the queue on a cluster or Sentinel) and
+   * key prefix; on PostgreSQL a statement runner and the table the queue's files go to. A store that needs neither
+   * ignores it.
    */
-  attach?(redis: { client: QueueCommands; key(id: string): string }): void;
+  attach?(host: BinaryStoreHost): void;
 }
+
+/** The Redis a queue runs on, as a binary store is attached to it. */
+export interface RedisBinaryHost {
+  kind: 'redis';
+  client: QueueCommands;
+  key(id: string): string;
+}
+
+/** The PostgreSQL database a queue runs on, as a binary store is attached to it. */
+export interface PostgresBinaryHost {
+  kind: 'postgres';
+  /** Runs one statement (with a deadline) on the queue's pool. */
+  query(sql: string, values: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
+  /** The schema of the library's tables, as an SQL identifier (it needs no quoting). */
+  schema: string;
+  /** The queue's name: files of several queues share the table. */
+  queue: string;
+}
+
+export type BinaryStoreHost = RedisBinaryHost | PostgresBinaryHost;
