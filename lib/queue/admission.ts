@@ -1,13 +1,12 @@
 /**
  * The admission of a call that may repeat an earlier one (it has an idempotency key) or counts against maxQueued:
- * one atomic step in Redis says whether it is a repeat of a job stored or being stored, a reuse of the key with
+ * one atomic step in the store says whether it is a repeat of a job stored or being stored, a reuse of the key with
  * another body, one run too many, or the call that stores the job.
  */
 import { WebhookError } from '../core/errors.js';
 import type { ResolvedQueueOptions } from './options.js';
-import type { QueueKeys } from './keys.js';
 import type { Connected } from './enqueue.js';
-import { admit, unclaim, type Admission } from './scripts.js';
+import type { Admission } from './store/contract.js';
 
 export interface AdmissionRequest {
   workflowId: string;
@@ -33,14 +32,14 @@ function reused(): WebhookError {
 /**
  * Admits the call. A repeat of a call still being stored waits for that job (a sender's concurrent retries become
  * one run, answered alike), and stores the job itself should the first call give up its claim. A job that exists
- * because Redis stored it after its caller was refused stands for nobody: it is taken back, and the call admitted
+ * because the store kept it after its caller was refused stands for nobody: it is taken back, and the call admitted
  * anew (a worker that holds it meanwhile makes this call a 503, to be tried again).
  */
-export async function admitted(options: ResolvedQueueOptions, keys: QueueKeys, connected: Connected, request: AdmissionRequest,
+export async function admitted(options: ResolvedQueueOptions, connected: Connected, request: AdmissionRequest,
   unavailable: () => WebhookError): Promise<Admitted> {
-  const ask = (): Promise<Admission> => admit(connected.client, [keys.job(request.jobId), keys.unfinished(request.workflowId), keys.running(request.workflowId), keys.claim(request.jobId)], {
-    maxQueued: request.maxQueued, track: request.maxQueued !== undefined, jobId: request.jobId, staleMs: options.idempotencyWindowMs,
-    refusedPrefix: keys.refused(''), fingerprint: request.fingerprint, storeId: request.storeId, claimMs: options.enqueueTimeoutMs,
+  const ask = (): Promise<Admission> => connected.link.admit({
+    workflowId: request.workflowId, jobId: request.jobId, maxQueued: request.maxQueued, track: request.maxQueued !== undefined,
+    staleMs: options.idempotencyWindowMs, fingerprint: request.fingerprint, storeId: request.storeId, claimMs: options.enqueueTimeoutMs,
   });
   for (let round = 0; ; round += 1) {
     // Past the caller's deadline its answer is a 503 already: no use asking on.
@@ -54,9 +53,4 @@ export async function admitted(options: ResolvedQueueOptions, keys: QueueKeys, c
     if (admission !== 'pending') return admission;
     await new Promise((resolve) => setTimeout(resolve, PAUSE_MS[Math.min(round, PAUSE_MS.length - 1)]));
   }
-}
-
-/** Gives up the call's claim on its idempotency key (it was not stored), so a retry stores it. */
-export function releaseClaim(keys: QueueKeys, connected: Connected, jobId: string, storeId: string): Promise<void> {
-  return unclaim(connected.client, keys.claim(jobId), storeId).then(() => undefined, () => undefined);
 }

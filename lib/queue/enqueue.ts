@@ -9,35 +9,31 @@ import { randomUUID } from 'node:crypto';
 import type { Job, Queue } from 'bullmq';
 import type { AcceptedRun, HandOffContext } from '../webhooks/run/hand-off.js';
 import type { ExecutionResult, WebhookRun } from '../core/types.js';
-import type { ReplicaAcks } from '../redis/replica-acks.js';
-import { admitted, releaseClaim } from './admission.js';
+import type { Confirmation } from '../redis/replica-acks.js';
+import { admitted } from './admission.js';
 import { packItems, type PackedItem } from './binary/pack.js';
-import type { QueueCommands } from './redis-route.js';
 import { bodyFingerprint, idempotencyKeyOf, jobIdOf } from './idempotency.js';
 import type { WebhookJobData } from './job-data.js';
-import type { QueueKeys } from './keys.js';
 import type { ResolvedQueueOptions } from './options.js';
 import { waitFor } from './outcome.js';
 import { answerWithinMs, refusalOf, tooMany, unavailable, unconfirmed, unreachable } from './refusals.js';
 import type { ReplyWaiters } from './replies.js';
 import { itemContext, seal } from './sealing.js';
 import { stageTime, type WorkerStages } from './stages.js';
-import { releaseSlot } from './scripts.js';
+import type { QueueStoreLink } from './store/contract.js';
 import type { TraceCarrier } from './tracing.js';
 
 /** What the hand-off needs of the queue once it is connected. */
 export interface Connected {
   queue: Queue;
-  client: QueueCommands;
+  /** The store's own parts beside BullMQ's jobs: admission, slots, refusal marks, replicas. */
+  link: QueueStoreLink;
   waiters: ReplyWaiters;
   replyChannel: string;
-  /** Confirms stored jobs on the replicas; undefined when the `replicas` option is 0. */
-  acks: ReplicaAcks | undefined;
 }
 
 export interface EnqueueContext {
   options: ResolvedQueueOptions;
-  keys: QueueKeys;
   /** Resolves once connected; rejects when closed. */
   connected: Promise<Connected>;
 }
@@ -81,7 +77,7 @@ export function handOff(context: EnqueueContext, run: WebhookRun, call: HandOffC
 }
 
 async function store(context: EnqueueContext, run: WebhookRun, call: HandOffContext, fate: Fate, trace: TraceCarrier | undefined): Promise<AcceptedRun> {
-  const { options, keys } = context;
+  const { options } = context;
   const isAbandoned = (): boolean => fate.abandoned;
   const connected = await context.connected;
   fate.reached = true;
@@ -93,13 +89,13 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
   const fingerprint = key === undefined ? undefined : bodyFingerprint(run.items[0], options.keyring);
   // Only a call that may repeat an earlier one, or a workflow that caps its waiting runs, needs the admission step:
   // the common call is stored in one round trip.
-  const admission = key === undefined && !track ? 'ok' : await admitted(options, keys, connected, {
+  const admission = key === undefined && !track ? 'ok' : await admitted(options, connected, {
     workflowId: run.workflowId, jobId, maxQueued: settings?.maxQueued, fingerprint, storeId, abandoned: isAbandoned,
   }, () => unavailable(options));
   if (admission === 'full') throw tooMany(options, run.workflowId, settings?.maxQueued as number);
   if (admission === 'duplicate') {
     // The first call's job may not be on the replicas yet: a round of ours confirms it (it was written before).
-    if (connected.acks !== undefined) await confirmed(connected.acks, options);
+    if (connected.link.confirmReplicas !== undefined) await confirmed(connected.link.confirmReplicas, options);
     // A repeat waits for the first call's job, which may have ended already: it is looked at at once.
     return { jobId, duplicate: true, outcome: call.awaitsOutcome ? waitFor(connected.waiters, options.binaryStore, run, jobId, true).outcome : undefined };
   }
@@ -108,8 +104,8 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
   // its claim on the idempotency key (a retry then stores the job).
   const cleanUp = (): Promise<void> => Promise.all([
     options.binaryStore?.remove(refs),
-    track ? releaseSlot(connected.client, [keys.running(run.workflowId), keys.unfinished(run.workflowId)], jobId, true) : undefined,
-    key === undefined ? undefined : releaseClaim(keys, connected, jobId, storeId),
+    track ? connected.link.releaseSlot(run.workflowId, jobId, true) : undefined,
+    key === undefined ? undefined : connected.link.unclaim(jobId, storeId),
   ]).then(() => undefined, () => undefined);
   let adding: Promise<unknown> | undefined;
   let stopWaiting: (() => void) | undefined;
@@ -142,14 +138,15 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
     }
     // With replica acknowledgement the job waits, delayed, until its caller's answer is due: no worker takes it before
     // it is confirmed (and then promoted), and one that takes it at that time checks it was not refused.
-    const delayMs = connected.acks === undefined ? 0 : Math.max(1, fate.answerBy - Date.now());
+    const confirmReplicas = connected.link.confirmReplicas;
+    const delayMs = confirmReplicas === undefined ? 0 : Math.max(1, fate.answerBy - Date.now());
     const job = addJob(connected, run, data, jobId, settings?.attempts ?? options.attempts, options, delayMs);
     adding = job;
     // Refused while the job is on its way (a paused Redis holds every write until it resumes): a mark sent on the
     // same connection reaches Redis right behind the job, and a worker that takes a late job does not run a marked one.
     const refuse = (): void => {
-      void connected.client.sendCommand(['SET', keys.refused(storeId), '1', 'PX', String(options.idempotencyWindowMs)]).catch(() => undefined);
-      if (key !== undefined) void releaseClaim(keys, connected, jobId, storeId);
+      connected.link.markRefused(storeId, options.idempotencyWindowMs);
+      if (key !== undefined) void connected.link.unclaim(jobId, storeId);
     };
     fate.onAbandon = refuse;
     // Stored after the caller was refused: taken back, files and all, unless a worker has it already (then it runs).
@@ -157,7 +154,7 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
     const stored = await job;
     if (stages !== undefined) stages.stored = stageTime();
     if (isAbandoned()) throw new Abandoned();
-    if (connected.acks !== undefined) await confirmStored(connected.acks, options, stored, isAbandoned, () => {
+    if (confirmReplicas !== undefined) await confirmStored(confirmReplicas, options, stored, isAbandoned, () => {
       refuse();
       void stored.remove().then(cleanUp, () => undefined);
     });
@@ -183,8 +180,8 @@ function addJob(connected: Connected, run: WebhookRun, data: WebhookJobData, job
 }
 
 /** Throws 503 unless the replicas acknowledged every write answered so far (a Redis failure rejects as it is). */
-async function confirmed(acks: ReplicaAcks, options: ResolvedQueueOptions): Promise<void> {
-  const confirmation = await acks.confirm();
+async function confirmed(confirm: () => Promise<Confirmation>, options: ResolvedQueueOptions): Promise<void> {
+  const confirmation = await confirm();
   if (!confirmation.confirmed) throw unconfirmed(options, confirmation);
 }
 
@@ -193,9 +190,10 @@ async function confirmed(acks: ReplicaAcks, options: ResolvedQueueOptions): Prom
  * the job runs when its delay ends). Not confirmed, or past the caller's deadline meanwhile: the job is refused
  * (`refuse`: marked, taken back, its idempotency key given up) and the call answered 503.
  */
-async function confirmStored(acks: ReplicaAcks, options: ResolvedQueueOptions, stored: Job, abandoned: () => boolean, refuse: () => void): Promise<void> {
+async function confirmStored(confirm: () => Promise<Confirmation>, options: ResolvedQueueOptions, stored: Job, abandoned: () => boolean,
+  refuse: () => void): Promise<void> {
   try {
-    await confirmed(acks, options);
+    await confirmed(confirm, options);
   } catch (error) {
     refuse();
     throw error;

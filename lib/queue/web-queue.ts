@@ -3,24 +3,21 @@
  * becomes one BullMQ job, and the queue's own methods read and steer the jobs (status, failed, retry, remove).
  */
 import { randomUUID } from 'node:crypto';
-import { Queue, type Job } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import { WebhookError } from '../core/errors.js';
 import { errorFields } from '../core/logger.js';
 import type { AcceptedRun, HandOffContext, HandOffExecutor } from '../webhooks/run/hand-off.js';
 import type { ExecutionResult, WebhookRun } from '../core/types.js';
 import { storedRefs } from './binary/pack.js';
-import { bullConnection } from './bullmq-node-redis.js';
-import { baseClient, closeConnection, openConnection, type QueueRedisClient } from './connection.js';
 import { handOff, type Connected, type EnqueueContext } from './enqueue.js';
 import { emitter } from './events.js';
 import { jobItem, openResult, respondedWith, type WebhookJobData, type WebhookJobResult } from './job-data.js';
 import type { Keyring } from './sealing.js';
-import { queueKeys } from './keys.js';
 import { resolveQueueOptions, type WebhookQueueOptions } from './options.js';
 import { ReplyWaiters } from './replies.js';
-import { oneConnectionOptions, replicaShortfall, ReplicaAcks, sendInOrder } from '../redis/replica-acks.js';
-import { routed, shardedReplies, subscribeReplies } from './redis-route.js';
 import { warnIfPrefixWrapped } from './prefix.js';
+import type { QueueStoreLink } from './store/contract.js';
+import { openLink } from './store/open.js';
 
 /** A job as `status()` reports it. */
 export interface WebhookJobStatus {
@@ -43,9 +40,12 @@ export interface WebhookQueue {
   readonly executor: HandOffExecutor;
   /** The BullMQ queue itself, for dashboards (bull-board's `BullMQAdapter`) and BullMQ's own tools. */
   readonly bullQueue: Queue<WebhookJobData, WebhookJobResult>;
-  /** The key prefix in use: the one given, or on Redis Cluster, when it had no hash tag, that prefix in one (`{bull}`). */
+  /**
+   * The key prefix in use on Redis: the one given, or on Redis Cluster, when it had no hash tag, that prefix in one
+   * (`{bull}`). On PostgreSQL, where it names nothing, `bull`.
+   */
   readonly prefix: string;
-  /** Resolves once connected to Redis; rejects when the connection cannot be opened. */
+  /** Resolves once connected to Redis or PostgreSQL; rejects when the connection cannot be opened. */
   ready(): Promise<void>;
   status(jobId: string): Promise<WebhookJobStatus | undefined>;
   /** Jobs out of attempts, kept with their error, newest first. */
@@ -67,60 +67,33 @@ export interface WebhookQueue {
  */
 export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
   const resolved = resolveQueueOptions(options);
-  const keys = queueKeys(resolved.prefix, resolved.name);
-  const routeKey = keys.job('');
-  warnIfPrefixWrapped(resolved, 'createWebhookQueue');
+  if (resolved.store === 'redis') warnIfPrefixWrapped(resolved, 'createWebhookQueue');
   const emit = emitter(resolved.onEvent);
   const instanceId = randomUUID();
-  const clients: QueueRedisClient[] = [];
   let closed = false;
   let bull!: Queue<WebhookJobData, WebhookJobResult>;
   let waiters!: ReplyWaiters;
+  const opening = openLink(resolved, { replicas: resolved.replicas, replicaTimeoutMs: resolved.replicaTimeoutMs });
 
   const connected: Promise<Connected> = (async () => {
-    const base = await baseClient(resolved.connection, resolved.logger, 'createWebhookQueue');
-    // Commands fail at once while disconnected instead of waiting in node-redis' queue: a call is refused in time.
-    // With no offline queue (one server), node-redis' timeout per command, which only bounds a command's wait to be
-    // written, has nothing left to bound; a cluster or Sentinel client keeps its offline queue, and so the timeout.
-    const command = openConnection(base, resolved.topology, resolved.logger, 'queue commands', {
-      overrides: { disableOfflineQueue: true }, untimed: resolved.topology === 'single',
-    });
-    const subscriber = openConnection(base, resolved.topology, resolved.logger, 'queue replies');
-    clients.push(command.client, subscriber.client);
-    // Replica acknowledgement blocks its connection while WAIT waits: a connection of its own, so calls' other
-    // commands never queue behind it.
-    const acking = resolved.replicas === 0 ? undefined
-      : openConnection(base, resolved.topology, resolved.logger, 'replica acknowledgement', { overrides: oneConnectionOptions(resolved.topology) });
-    if (acking !== undefined) clients.push(acking.client);
-    // Closed while the client was being made: these connections are not left open behind it.
-    if (closed) for (const client of clients) closeConnection(client);
-    const acks = acking === undefined ? undefined : new ReplicaAcks({ replicas: resolved.replicas, timeoutMs: resolved.replicaTimeoutMs }, keys.acks,
-      (commands) => sendInOrder(acking.client, resolved.topology, commands, keys.acks));
-    const commands = routed(command.client, resolved.topology, routeKey);
-    bull = new Queue<WebhookJobData, WebhookJobResult>(resolved.name, { connection: bullConnection(command.client, resolved.topology, routeKey) as never, prefix: resolved.prefix });
-    bull.on('error', (error: Error) => { resolved.logger.warn({ err: errorFields(error) }, 'webhook queue: BullMQ reported an error; calls are refused 503 until Redis answers'); });
+    const link = await opening.link;
+    bull = link.newQueue();
+    bull.on('error', (error: Error) => { resolved.logger.warn({ err: errorFields(error) }, `webhook queue: BullMQ reported an error; calls are refused 503 until ${storeName(link)} answers`); });
     waiters = new ReplyWaiters(bull, 1000, {
       result: (result, jobId) => openResult(result, resolved.keyring, jobId),
       response: (message) => respondedWith(message, resolved.keyring),
     }, (error, jobId) => {
       resolved.logger.error({ jobId, err: errorFields(error) }, 'webhook queue: a waiting call could not be answered from its job; its deadline answers it');
     });
-    resolved.binaryStore?.attach?.({ client: commands, key: keys.binary });
-    await Promise.all([command.ready, subscriber.ready, acking?.ready]);
-    // A `replicas` setting the primary cannot meet refuses every call: said once, before the first is refused.
-    const shortfall = acks === undefined ? undefined : await replicaShortfall(acks, resolved.replicas, 'calls');
-    if (shortfall !== undefined) resolved.logger.warn({ replicas: resolved.replicas }, `createWebhookQueue: ${shortfall}`);
-    const replyChannel = keys.replies(instanceId);
-    const sharded = await shardedReplies(commands, resolved.topology);
-    await subscribeReplies(subscriber.client, sharded, replyChannel, (message) => { waiters.deliver(message); });
-    // Back after an outage: replies sent meanwhile are lost, so every waiting call looks at its job. (A cluster's
-    // node connections say so with 'node-ready'.)
-    for (const event of ['ready', 'node-ready']) subscriber.client.on(event, () => { waiters.pollAll(); });
+    resolved.binaryStore?.attach?.(link.binaryHost);
+    const replyChannel = link.replyChannel(instanceId);
+    // Back after an outage: replies sent meanwhile are lost, so every waiting call looks at its job.
+    await link.listen(replyChannel, (message) => { waiters.deliver(message); }, () => { waiters.pollAll(); });
     if (closed) throw new Error('closed');
-    return { queue: bull, client: commands, waiters, replyChannel, acks };
+    return { queue: bull, link, waiters, replyChannel };
   })();
-  connected.catch((error: unknown) => { if (!closed) resolved.logger.error({ err: error }, 'queue mode: could not connect to Redis'); });
-  const context: EnqueueContext = { options: resolved, keys, connected };
+  connected.catch((error: unknown) => { if (!closed) resolved.logger.error({ err: error }, `queue mode: could not connect to ${resolved.store === 'redis' ? 'Redis' : 'PostgreSQL'}`); });
+  const context: EnqueueContext = { options: resolved, connected };
 
   const accept = (run: WebhookRun, call: HandOffContext): Promise<AcceptedRun> => {
     if (closed) return Promise.reject(new WebhookError('SHUTTING_DOWN', 'The webhook queue is closed.', { headers: { 'retry-after': String(resolved.retryAfterSeconds) } }));
@@ -177,9 +150,14 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
       closed = true;
       waiters?.close();
       await bull?.close().catch(() => undefined);
-      for (const client of clients) closeConnection(client);
+      opening.close();
+      await opening.link.then((link) => link.close(), () => undefined);
     },
   };
+}
+
+function storeName(link: QueueStoreLink): string {
+  return link.kind === 'redis' ? 'Redis' : 'PostgreSQL';
 }
 
 /** A job as status() and failed() report it: its result opened when the queue encrypts job data (its item stays sealed). */

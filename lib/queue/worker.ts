@@ -3,22 +3,19 @@
  * is retried with backoff; a run whose worker died is taken up again by another worker (BullMQ's stalled-job
  * recovery); a workflow's `settings.concurrency` holds across all workers through leases in Redis.
  */
-import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job, type Worker } from 'bullmq';
 import { toWebhookError, WebhookError } from '../core/errors.js';
 import { runTooLong } from '../webhooks/run/call-state.js';
 import { checkResult } from '../webhooks/run/execute.js';
 import { errorFields } from '../core/logger.js';
 import type { ExecutionResult, TriggerItem } from '../core/types.js';
 import { packItems, storedRefs, unpackItems } from './binary/pack.js';
-import { bullConnection } from './bullmq-node-redis.js';
-import { baseClient, closeConnection, openConnection, type QueueRedisClient } from './connection.js';
 import { emitter } from './events.js';
 import { jobItem, packResponse, respondMessage, sealResult, type ReplyMessage, type WebhookJobData, type WebhookJobResult } from './job-data.js';
-import { queueKeys, type QueueKeys } from './keys.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WebhookWorkerOptions } from './options.js';
-import { acquireSlot, releaseSlot } from './scripts.js';
 import { warnIfPrefixWrapped } from './prefix.js';
-import { publishReply, routed, shardedReplies, type QueueCommands } from './redis-route.js';
+import type { QueueStoreLink } from './store/contract.js';
+import { openLink } from './store/open.js';
 import { stageTime } from './stages.js';
 import { QueuedRun } from './worker-run.js';
 
@@ -38,10 +35,8 @@ export interface WebhookWorker {
 
 interface Context {
   options: ResolvedWorkerOptions;
-  keys: QueueKeys;
-  client: QueueCommands;
-  /** Sends a message to a waiting web instance's reply channel. */
-  publish(channel: string, message: string): Promise<unknown>;
+  /** The store's own parts beside BullMQ's jobs: slots, refusal marks, the reply channel. */
+  link: QueueStoreLink;
   emit: ReturnType<typeof emitter<import('./events.js').WebhookWorkerEvent>>;
   controllers: Set<AbortController>;
 }
@@ -55,31 +50,17 @@ interface Context {
  */
 export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorker {
   const resolved = resolveWorkerOptions(options);
-  const keys = queueKeys(resolved.prefix, resolved.name);
-  const routeKey = keys.job('');
-  warnIfPrefixWrapped(resolved, 'createWebhookWorker');
+  if (resolved.store === 'redis') warnIfPrefixWrapped(resolved, 'createWebhookWorker');
   const controllers = new Set<AbortController>();
-  const clients: QueueRedisClient[] = [];
-  let worker: Worker | undefined;
+  const opening = openLink(resolved, undefined);
+  let worker: Worker<WebhookJobData, WebhookJobResult> | undefined;
   let closed = false;
   const started = (async () => {
-    const base = await baseClient(resolved.connection, resolved.logger, 'createWebhookWorker');
-    // Untimed, as BullMQ's own (ioredis) connections are: node-redis' timeout only bounds a command's wait to be
-    // written while disconnected, and arming it cost a third of the worker's CPU per job.
-    const command = openConnection(base, resolved.topology, resolved.logger, 'worker commands', { untimed: true });
-    const publisher = openConnection(base, resolved.topology, resolved.logger, 'worker replies', { untimed: true });
-    clients.push(command.client, publisher.client);
-    if (closed) for (const client of clients) closeConnection(client);
-    await Promise.all([command.ready, publisher.ready]);
-    const commands = routed(command.client, resolved.topology, routeKey);
-    resolved.binaryStore?.attach?.({ client: commands, key: keys.binary });
-    const sharded = await shardedReplies(commands, resolved.topology);
+    const link = await opening.link;
+    resolved.binaryStore?.attach?.(link.binaryHost);
     if (closed) return;
-    const publish = (channel: string, message: string): Promise<unknown> => publishReply(publisher.client, resolved.topology, sharded, channel, message);
-    const context: Context = { options: resolved, keys, client: commands, publish, emit: emitter(resolved.onEvent), controllers };
-    worker = new Worker<WebhookJobData, WebhookJobResult>(resolved.name, (job, token) => processJob(context, job, token), {
-      connection: bullConnection(command.client, resolved.topology, routeKey) as never,
-      prefix: resolved.prefix,
+    const context: Context = { options: resolved, link, emit: emitter(resolved.onEvent), controllers };
+    worker = link.newWorker((job, token) => processJob(context, job, token), {
       concurrency: resolved.concurrency,
       lockDuration: resolved.lockDurationMs,
       stalledInterval: resolved.stalledIntervalMs,
@@ -107,8 +88,8 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
     async close({ timeoutMs = 10_000 } = {}) {
       if (closed) return;
       closed = true;
-      // Still connecting (Redis away, a certificate refused): closing the connections ends the wait for them.
-      if (worker === undefined) for (const client of clients) closeConnection(client);
+      // Still connecting (the store away, a certificate refused): closing the connections ends the wait for them.
+      if (worker === undefined) opening.close();
       await started.catch(() => undefined);
       if (worker !== undefined) {
         const finished = worker.close();
@@ -118,7 +99,8 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
           await worker.close(true).catch(() => undefined);
         }
       }
-      for (const client of clients) closeConnection(client);
+      opening.close();
+      await opening.link.then((link) => link.close(), () => undefined);
     },
   };
 }
@@ -166,7 +148,7 @@ async function removeItemFiles(options: ResolvedWorkerOptions, data: WebhookJobD
  */
 async function wasRefused(context: Context, data: WebhookJobData): Promise<boolean> {
   if (data.storeId === undefined || data.answerBy === undefined || Date.now() < data.answerBy - 1000) return false;
-  return await context.client.sendCommand(['EXISTS', context.keys.refused(data.storeId)]) === 1;
+  return context.link.wasRefused(data.storeId);
 }
 
 /** The attempt this is: failures and crashes before it, plus one. */
@@ -175,7 +157,7 @@ function attemptOf(job: Job): number {
 }
 
 async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobResult>, token: string | undefined): Promise<WebhookJobResult> {
-  const { options, keys, client } = context;
+  const { options, link } = context;
   const data = job.data;
   if (data?.version !== 1) throw new Error(`Job ${String(job.id)} is not a webhook run this worker can read (version ${String(data?.version)}).`);
   const jobId = job.id as string;
@@ -185,21 +167,20 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
     context.emit({ type: 'skipped', reason: 'refused', jobId, callId: data.callId, workflowId: data.workflowId, nodeName: data.nodeName, mode: data.mode });
     options.logger.warn({ jobId, callId: data.callId, workflowId: data.workflowId }, 'queued run not run: Redis stored it only after its caller had been answered 503');
     await removeItemFiles(options, data, jobId).catch(() => undefined);
-    if (data.tracked === true) await releaseSlot(client, [keys.running(data.workflowId), keys.unfinished(data.workflowId)], jobId, true).catch(() => undefined);
+    if (data.tracked === true) await link.releaseSlot(data.workflowId, jobId, true).catch(() => undefined);
     return { items: [], refused: true };
   }
-  const running = keys.running(data.workflowId);
   // A run holds a lease while it goes when its workflow is limited: for concurrency, and so that maxQueued counts
   // only the runs that wait.
   const leased = data.concurrency !== undefined || data.tracked === true;
   const limit = data.concurrency ?? Number.MAX_SAFE_INTEGER;
-  if (leased && !await acquireSlot(client, running, jobId, limit, options.lockDurationMs)) {
+  if (leased && !await link.acquireSlot(data.workflowId, jobId, limit, options.lockDurationMs)) {
     // Every slot of the workflow is taken: back to the queue for a moment, without using up an attempt.
     await job.moveToDelayed(Date.now() + 50 + Math.floor(Math.random() * 150), token);
     throw new DelayedError();
   }
   const lease = !leased ? undefined : setInterval(() => {
-    void acquireSlot(client, running, jobId, limit, options.lockDurationMs).catch(() => undefined);
+    void link.acquireSlot(data.workflowId, jobId, limit, options.lockDurationMs).catch(() => undefined);
   }, Math.max(50, Math.floor(options.lockDurationMs / 3)));
   const attempt = attemptOf(job);
   const where = { jobId, callId: data.callId, workflowId: data.workflowId, nodeName: data.nodeName, mode: data.mode };
@@ -220,7 +201,7 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
   let ended = false;
   const reply = (message: ReplyMessage): void => {
     if (message.type === 'completed' && message.stages !== undefined) message.stages.published = stageTime();
-    if (data.replyTo !== undefined) void context.publish(data.replyTo, JSON.stringify(message)).catch(() => undefined);
+    if (data.replyTo !== undefined) void link.publish(data.replyTo, JSON.stringify(message)).catch(() => undefined);
   };
   try {
     let run: QueuedRun | undefined;
@@ -282,7 +263,7 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
     clearInterval(lease);
     context.controllers.delete(controller);
     if (leased) {
-      await releaseSlot(client, [running, keys.unfinished(data.workflowId)], jobId, ended).catch(() => undefined);
+      await link.releaseSlot(data.workflowId, jobId, ended).catch(() => undefined);
     }
   }
 }

@@ -16,7 +16,8 @@ import { makeTlsFiles, OPENSSL, type TlsFiles } from '../support/tls-files.js';
 
 const SILENT = { error: (): void => undefined, warn: (): void => undefined };
 const ACCEPTED = 'it takes a node-redis client (createClient(), createCluster() or createSentinel() of the redis package), a Redis URL ' +
-  '(redis:// or rediss://), { host, port, username, password, db, tls }, or { sentinels: [{ host, port }], name, username, password, db, tls }.';
+  '(redis:// or rediss://), { host, port, username, password, db, tls }, { sentinels: [{ host, port }], name, username, password, db, tls }, ' +
+  'a PostgreSQL URL (postgres:// or postgresql://), a node-postgres Pool, or a pool config { connectionString } or { host, port, user, password, database }.';
 
 /** Built like an ioredis client: `defineCommand` beside node-redis' own names. */
 class Redis {
@@ -32,7 +33,11 @@ describe('queue mode: the forms of connection', () => {
     ['nothing', undefined, 'got nothing'],
     ['an ioredis client', new Redis(), 'got an ioredis client (Redis); queue mode connects through node-redis, not ioredis'],
     ['an instance of another class', new Map([['password', 'hunter2']]), 'got an instance of Map'],
-    ['a URL of another scheme', 'http://admin:hunter2@127.0.0.1:6379', 'got a string that is not a redis:// or rediss:// URL'],
+    ['a URL of another scheme', 'http://admin:hunter2@127.0.0.1:6379', 'got a string that is not a redis://, rediss://, postgres:// or postgresql:// URL'],
+    ['a PostgreSQL pool config whose connectionString is no PostgreSQL URL', { connectionString: 'mysql://admin:hunter2@127.0.0.1/app' },
+      'got an object with connectionString (connectionString must be a postgres:// or postgresql:// URL)'],
+    ['a PostgreSQL pool config with a port out of range', { host: '127.0.0.1', port: 0, database: 'app', password: 'hunter2' },
+      'got an object with host, port, database, password (port must be a whole number from 1 to 65535)'],
     ['an object of neither shape', { hostname: '127.0.0.1', pass: 'hunter2' }, 'got an object with hostname, pass (hostname, pass not taken)'],
     ['server options with an option node-redis has no use for', { host: '127.0.0.1', password: 'hunter2', lazyConnect: true }, 'got an object with host, password, lazyConnect (lazyConnect not taken)'],
     ['server options with a port out of range', { host: '127.0.0.1', port: 70000, password: 'hunter2' }, 'got an object with host, port, password (port must be a whole number from 1 to 65535)'],
