@@ -1,8 +1,9 @@
 /**
- * The forms queue mode's `connection` option takes, told apart and checked once at the factory: a node-redis client
- * (plain, cluster or Sentinel), a Redis URL, BullMQ's server options `{ host, port, … }`, and BullMQ's Sentinel
- * options `{ sentinels, name, … }`. Anything else is a TypeError that says what it was given (its kind, never its
- * values: a password may be among them) and what is taken.
+ * The forms queue mode's `connection` option takes, told apart and checked once at the factory: on Redis a
+ * node-redis client (plain, cluster or Sentinel), a Redis URL, BullMQ's server options `{ host, port, … }`, and
+ * BullMQ's Sentinel options `{ sentinels, name, … }`; on PostgreSQL a `postgres://` URL, a node-postgres `Pool`, or a
+ * pool config that names its `database` or a `connectionString`. Anything else is a TypeError that says what it was
+ * given (its kind, never its values: a password may be among them) and what is taken.
  */
 import { topologyOf, type RedisTopology } from '../redis/topology.js';
 import type { QueueRedisClient } from './connection.js';
@@ -48,15 +49,43 @@ export interface QueueSentinelOptions {
   enableReadyCheck?: boolean;
 }
 
+/**
+ * A node-postgres pool config, as BullMQ's PostgreSQL backend takes it: `connectionString` or `host`, `port`, `user`,
+ * `password`, `database`, `ssl`, `max`, …, and BullMQ's own `schema` for its tables (default `bullmq`).
+ */
+export interface QueuePostgresConfig {
+  connectionString?: string;
+  host?: string;
+  port?: number;
+  user?: string;
+  password?: string;
+  database?: string;
+  [option: string]: unknown;
+}
+
+/** The part of a node-postgres `Pool` (8 or later) told apart from a Redis client. */
+export interface QueuePostgresPool {
+  connect(): Promise<unknown>;
+  query(...args: never[]): Promise<unknown>;
+  end(): Promise<void>;
+  on(event: never, listener: never): unknown;
+  readonly totalCount: number;
+}
+
 /** A form checked: what `baseClient()` builds the connections from. */
 export type ConnectionForm =
+  | { kind: 'postgres'; postgres: string | QueuePostgresPool | QueuePostgresConfig; topology: 'single' }
   | { kind: 'client'; client: QueueRedisClient; topology: RedisTopology }
   | { kind: 'url'; url: string; topology: 'single' }
   | { kind: 'server'; options: QueueServerOptions; topology: 'single' }
   | { kind: 'sentinel'; options: QueueSentinelOptions; topology: 'sentinel' };
 
+/** The Redis forms: what the Redis connections are made from. */
+export type RedisConnectionForm = Exclude<ConnectionForm, { kind: 'postgres' }>;
+
 const ACCEPTED = 'a node-redis client (createClient(), createCluster() or createSentinel() of the redis package), a Redis URL ' +
-  '(redis:// or rediss://), { host, port, username, password, db, tls }, or { sentinels: [{ host, port }], name, username, password, db, tls }';
+  '(redis:// or rediss://), { host, port, username, password, db, tls }, { sentinels: [{ host, port }], name, username, password, db, tls }, ' +
+  'a PostgreSQL URL (postgres:// or postgresql://), a node-postgres Pool, or a pool config { connectionString } or { host, port, user, password, database }';
 
 const SERVER_KEYS = new Set(['host', 'port', 'username', 'password', 'db', 'tls', 'connectTimeout', 'family', 'maxRetriesPerRequest', 'enableReadyCheck']);
 const SENTINEL_KEYS = new Set([...SERVER_KEYS, 'sentinels', 'name', 'sentinelUsername', 'sentinelPassword'].filter((key) => key !== 'host' && key !== 'port' && key !== 'family'));
@@ -65,7 +94,7 @@ const SENTINEL_KEYS = new Set([...SERVER_KEYS, 'sentinels', 'name', 'sentinelUse
 function described(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'nothing';
-  if (typeof value === 'string') return 'a string that is not a redis:// or rediss:// URL';
+  if (typeof value === 'string') return 'a string that is not a redis://, rediss://, postgres:// or postgresql:// URL';
   if (typeof value !== 'object') return `a ${typeof value}`.replace(/^a (?=[aeiou])/, 'an ');
   const proto = Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null;
   const className = proto === null || proto === Object.prototype ? undefined : proto.constructor?.name;
@@ -87,13 +116,34 @@ function isNodeRedis(value: object): boolean {
     && typeof probe.defineCommand !== 'function';
 }
 
-function isUrl(value: string): boolean {
+function protocolOf(value: string): string | undefined {
   try {
-    const { protocol } = new URL(value);
-    return protocol === 'redis:' || protocol === 'rediss:';
+    return new URL(value).protocol;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+function isPostgresPool(value: object): boolean {
+  const probe = value as Record<string, unknown>;
+  return typeof probe.connect === 'function' && typeof probe.query === 'function' && typeof probe.end === 'function'
+    && typeof probe.totalCount === 'number' && typeof probe.sendCommand !== 'function';
+}
+
+/** A PostgreSQL pool config names what only node-postgres takes: a connection string, a database or a user. */
+function isPostgresConfig(options: Record<string, unknown>): boolean {
+  return 'connectionString' in options || 'database' in options || 'user' in options;
+}
+
+function postgresConfig(factory: string, value: Record<string, unknown>): ConnectionForm {
+  if (value.connectionString !== undefined && (typeof value.connectionString !== 'string' || !/^postgres(ql)?:$/.test(protocolOf(value.connectionString) ?? ''))) {
+    refuse(factory, value, 'connectionString must be a postgres:// or postgresql:// URL');
+  }
+  for (const key of ['host', 'user', 'password', 'database'] as const) {
+    if (value[key] !== undefined && typeof value[key] !== 'string') refuse(factory, value, `${key} must be a string`);
+  }
+  if (value.port !== undefined && !port(value.port)) refuse(factory, value, 'port must be a whole number from 1 to 65535');
+  return { kind: 'postgres', postgres: value as QueuePostgresConfig, topology: 'single' };
 }
 
 function port(value: unknown): boolean {
@@ -113,14 +163,18 @@ function common(options: Record<string, unknown>): string | undefined {
 /** Checks `connection` and says which form it is; throws a TypeError for anything else. */
 export function connectionForm(value: unknown, factory: string): ConnectionForm {
   if (typeof value === 'string') {
-    if (!isUrl(value)) refuse(factory, value);
+    const protocol = protocolOf(value);
+    if (protocol === 'postgres:' || protocol === 'postgresql:') return { kind: 'postgres', postgres: value, topology: 'single' };
+    if (protocol !== 'redis:' && protocol !== 'rediss:') refuse(factory, value);
     return { kind: 'url', url: value, topology: 'single' };
   }
   if (typeof value !== 'object' || value === null) refuse(factory, value);
   if (isNodeRedis(value)) return { kind: 'client', client: value as QueueRedisClient, topology: topologyOf(value) };
+  if (isPostgresPool(value)) return { kind: 'postgres', postgres: value as QueuePostgresPool, topology: 'single' };
   const proto = Object.getPrototypeOf(value) as unknown;
   if (proto !== Object.prototype && proto !== null) refuse(factory, value);
   const options = value as Record<string, unknown>;
+  if (isPostgresConfig(options)) return postgresConfig(factory, options);
   const sentinel = 'sentinels' in options;
   const allowed = sentinel ? SENTINEL_KEYS : SERVER_KEYS;
   const unknown = Object.keys(options).filter((key) => !allowed.has(key));

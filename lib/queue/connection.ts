@@ -7,7 +7,7 @@ import type { WebhookLogger } from '../core/logger.js';
 import { errorFields } from '../core/logger.js';
 import { warnIfNoErrorListener, type RedisClientLike } from '../redis/client.js';
 import type { RedisTopology } from '../redis/topology.js';
-import type { ConnectionForm, QueueSentinelOptions, QueueServerOptions, QueueTlsOptions } from './connection-forms.js';
+import type { QueuePostgresConfig, QueuePostgresPool, RedisConnectionForm, QueueSentinelOptions, QueueServerOptions, QueueTlsOptions } from './connection-forms.js';
 
 /** The part of a node-redis client (the `redis` package, 5 or later) queue mode uses; BullMQ takes the same client. */
 export interface QueueRedisClient {
@@ -23,11 +23,11 @@ export interface QueueRedisClient {
 }
 
 /**
- * Where queue mode connects: a node-redis client, cluster or Sentinel client (it is duplicated, never used itself), a
+ * Where queue mode connects: on Redis a node-redis client, cluster or Sentinel client (it is duplicated, never used itself), a
  * Redis URL, BullMQ's `{ host, port, username, password, db, tls }`, or BullMQ's Sentinel form
- * `{ sentinels: [{ host, port }], name, username, password, db, tls }`.
+ * `{ sentinels: [{ host, port }], name, username, password, db, tls }`; on PostgreSQL a URL, a `pg.Pool` or a pool config.
  */
-export type QueueConnection = QueueClientLike | string | QueueServerOptions | QueueSentinelOptions;
+export type QueueConnection = QueueClientLike | string | QueueServerOptions | QueueSentinelOptions | QueuePostgresPool | QueuePostgresConfig;
 
 /**
  * A node-redis client of any kind as the host hands it over, typed loosely on purpose: `createClient()`,
@@ -62,7 +62,7 @@ function nodeOptions(options: QueueServerOptions | QueueSentinelOptions): Record
 }
 
 /** A node-redis client made from a URL or options: `redis` is an optional peer, loaded only for these forms. */
-async function made(form: Exclude<ConnectionForm, { kind: 'client' }>): Promise<QueueRedisClient> {
+async function made(form: Exclude<RedisConnectionForm, { kind: 'client' }>): Promise<QueueRedisClient> {
   const { createClient, createSentinel } = await import('redis');
   if (form.kind === 'url') return createClient({ url: form.url }) as unknown as QueueRedisClient;
   if (form.kind === 'server') return createClient(nodeOptions(form.options)) as unknown as QueueRedisClient;
@@ -76,7 +76,7 @@ async function made(form: Exclude<ConnectionForm, { kind: 'client' }>): Promise<
 }
 
 /** The base client every connection of ours is duplicated from; a given client's own listeners are its owner's. */
-export async function baseClient(form: ConnectionForm, logger: WebhookLogger, who: string): Promise<QueueRedisClient> {
+export async function baseClient(form: RedisConnectionForm, logger: WebhookLogger, who: string): Promise<QueueRedisClient> {
   if (form.kind !== 'client') return made(form);
   warnIfNoErrorListener(form.client as unknown as RedisClientLike, who, (message) => logger.warn({ component: who }, message));
   return form.client;

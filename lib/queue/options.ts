@@ -13,6 +13,7 @@ import type { BinaryStore } from './binary/store.js';
 import type { QueueConnection } from './connection.js';
 import { connectionForm, type ConnectionForm } from './connection-forms.js';
 import { slotPrefix, type RedisTopology } from '../redis/topology.js';
+import { checkSchemaName } from '../postgres/pool.js';
 import type { WebhookQueueEvent, WebhookWorkerEvent } from './events.js';
 import type { QueueCallStages } from './stages.js';
 import { resolveKeyring, type JobEncryptionOptions, type Keyring } from './sealing.js';
@@ -20,12 +21,26 @@ import { resolveQueueTelemetry, type QueueTelemetry } from './tracing.js';
 
 interface Shared {
   /**
-   * Where Redis is: a node-redis client of the `redis` package, 5 or later — `createClient()`, `createCluster()` or
-   * `createSentinel()`; it is duplicated, never used itself — or a Redis URL (`redis://`, `rediss://`), or BullMQ's
-   * `{ host, port, username, password, db, tls }`, or BullMQ's Sentinel form `{ sentinels: [{ host, port }], name,
-   * username, password, db, tls, sentinelPassword }`. Anything else (an ioredis client among them) is a TypeError.
+   * Where the jobs are kept. Redis: a node-redis client of the `redis` package, 5 or later — `createClient()`,
+   * `createCluster()` or `createSentinel()`; it is duplicated, never used itself — or a Redis URL (`redis://`,
+   * `rediss://`), or BullMQ's `{ host, port, username, password, db, tls }`, or BullMQ's Sentinel form
+   * `{ sentinels: [{ host, port }], name, username, password, db, tls, sentinelPassword }`. PostgreSQL (13 or later,
+   * through BullMQ's PostgreSQL backend and the `pg` package): a `postgres://` URL, a node-postgres `Pool` (kept
+   * open on close; give it at least 4 connections), or a pool config `{ connectionString }` or `{ host, port, user,
+   * password, database }`. Anything else (an ioredis client among them) is a TypeError.
    */
   connection: QueueConnection;
+  /**
+   * PostgreSQL only: the schema of this library's own tables (claims, slots, replies, files), the same one its
+   * PostgreSQL registry uses: lower-case letters, digits and `_`. Default `workflow_webhooks`. BullMQ keeps its jobs
+   * in a schema of its own (`bullmq`, or a pool config's `schema`).
+   */
+  schema?: string;
+  /**
+   * PostgreSQL only: create or upgrade the tables on start (one instance at a time, under an advisory lock). With
+   * false, `migrate()` of `workflow-webhooks/postgres` has been run by a user that may create tables. Default true.
+   */
+  migrate?: boolean;
   /** The BullMQ queue's name: letters, digits, `_`, `.` and `-`. Default `webhooks`. */
   name?: string;
   /**
@@ -40,7 +55,10 @@ interface Shared {
    * such as `'512kb'`. Default 1 MiB.
    */
   inlineBinaryBytes?: ByteSize;
-  /** Where larger files wait for the worker: `redisBinaryStore()` or `directoryBinaryStore({ directory })`. */
+  /**
+   * Where larger files wait for the worker: `redisBinaryStore()` (Redis), `postgresBinaryStore()` (PostgreSQL) or
+   * `directoryBinaryStore({ directory })` (either).
+   */
   binaryStore?: BinaryStore;
   /** The host's logger (pino, console…); default one JSON line per entry on stderr. */
   logger?: WebhookLogger;
@@ -135,8 +153,17 @@ function shared(options: Shared, factory: string): ResolvedShared {
   if (typeof given !== 'string' || given === '' || given.length > 100 || !PREFIX.test(given)) {
     throw new TypeError('workflow-webhooks/queue: option prefix takes letters, digits, _, . and -, with at most one hash tag in braces ({bull}).');
   }
+  const postgres = connection.kind === 'postgres';
+  if (postgres) refuseRedisOnly(options as Shared & { replicas?: number }, factory);
+  else if (options.schema !== undefined || options.migrate !== undefined) {
+    throw new TypeError(`workflow-webhooks/queue: options schema and migrate of ${factory} are for a PostgreSQL connection; on Redis, prefix keeps queues apart.`);
+  }
+  if (options.migrate !== undefined && typeof options.migrate !== 'boolean') throw new TypeError('workflow-webhooks/queue: option migrate must be true or false.');
   return {
     connection, topology: connection.topology, name, givenPrefix: given, prefix: slotPrefix(given, connection.topology, 'bull'),
+    store: postgres ? 'postgres' : 'redis',
+    schema: checkSchemaName(options.schema),
+    migrate: options.migrate ?? true,
     inlineBinaryBytes: byteSize('inlineBinaryBytes (workflow-webhooks/queue)', options.inlineBinaryBytes, 1024 * 1024, true),
     binaryStore: options.binaryStore,
     logger: safeLogger(options.logger ?? STDERR_LOGGER),
@@ -145,7 +172,26 @@ function shared(options: Shared, factory: string): ResolvedShared {
   };
 }
 
+/** What names Redis only, given with a PostgreSQL connection: a TypeError that says what to do instead. */
+function refuseRedisOnly(options: Shared & { replicas?: number }, factory: string): void {
+  if (options.prefix !== undefined) {
+    throw new TypeError(`workflow-webhooks/queue: option prefix of ${factory} names Redis keys; on PostgreSQL, queues are kept apart by name (and BullMQ's schema, a pool config's schema).`);
+  }
+  if (options.binaryStore?.kind === 'redis') {
+    throw new TypeError(`workflow-webhooks/queue: ${factory} has a PostgreSQL connection and a redisBinaryStore(); use postgresBinaryStore() or directoryBinaryStore({ directory }).`);
+  }
+  if (options.replicas !== undefined && options.replicas !== 0) {
+    throw new TypeError(`workflow-webhooks/queue: option replicas of ${factory} is Redis's WAIT. On PostgreSQL a job is on a standby before its call is answered when the server replicates synchronously: set synchronous_standby_names (and synchronous_commit on, remote_write or remote_apply) on the server, where every commit then waits for the standby.`);
+  }
+}
+
 export interface ResolvedShared {
+  /** Where the jobs are kept. */
+  store: 'redis' | 'postgres';
+  /** PostgreSQL: the schema of the library's tables. */
+  schema: string;
+  /** PostgreSQL: whether the tables are created or upgraded on start. */
+  migrate: boolean;
   connection: ConnectionForm;
   topology: RedisTopology;
   name: string;

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { QueueCommands } from '../redis-route.js';
-import type { BinarySource, BinaryStore, StoredBinary } from './store.js';
+import type { BinarySource, BinaryStore, BinaryStoreHost, StoredBinary } from './store.js';
 
 export interface RedisBinaryStoreOptions {
   /** Largest file it takes. Default 16 MiB; Redis keeps every byte in memory. */
@@ -30,8 +30,9 @@ class RedisBinaryStore implements BinaryStore {
     if (!(this.maxBytes > 0) || !(this.#ttlMs > 0)) throw new TypeError('workflow-webhooks/queue: redisBinaryStore needs a positive maxBytes and ttlMs.');
   }
 
-  attach(redis: { client: QueueCommands; key(id: string): string }): void {
-    this.#redis ??= redis;
+  /** A PostgreSQL queue refuses this store at its factory, so only Redis is ever attached. */
+  attach(host: BinaryStoreHost): void {
+    if (host.kind === 'redis') this.#redis ??= host;
   }
 
   get #connection(): { client: QueueCommands; key(id: string): string } {

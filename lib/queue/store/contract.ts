@@ -85,3 +85,11 @@ export interface QueueStoreLink {
   /** Closes the link's own connections (BullMQ's queue and worker are closed by their owners first). */
   close(): Promise<void>;
 }
+
+/** A link being opened. */
+export interface OpeningLink {
+  /** Resolves once every connection is ready; rejects when one cannot be opened, or when closed meanwhile. */
+  link: Promise<QueueStoreLink>;
+  /** Closes whatever is open, also while still opening. */
+  close(): void;
+}
