@@ -117,6 +117,16 @@ if (findService(POSTGRES) === undefined) {
 
     it('never lets racing runs hold more slots than the limit; a run renews its own, and a lapsed lease frees it', async () => {
       const { link, clock } = opened;
+      // Rounds of racers on fresh workflows, from two links, so count-then-take races are provoked, not hoped for.
+      const same = await openSpecLink(server.url, schema, opened.name, false);
+      try {
+        for (let round = 0; round < 10; round += 1) {
+          const racing = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? link : same.link).acquireSlot(`slots-${round}`, `run-${index}`, 3, 10_000)));
+          expect(racing.filter(Boolean), `round ${round}`).to.have.length(3);
+        }
+      } finally {
+        await same.close();
+      }
       const taken = await Promise.all(Array.from({ length: 20 }, (_, index) => link.acquireSlot('slots', `run-${index}`, 3, 10_000)));
       expect(taken.filter(Boolean)).to.have.length(3);
       const holder = `run-${taken.indexOf(true)}`;
