@@ -103,7 +103,7 @@ if (findService(POSTGRES) === undefined) {
 
     it('admits exactly maxQueued of 20 racing calls to one workflow, from two links', async () => {
       // A worker's link on the same queue: the limit holds across processes.
-      const same = await openSpecLink(server.url, schema, opened.name, false);
+      const same = await openSpecLink(server.url, schema, opened.name, false, opened.clock);
       try {
         const links = [opened.link, same.link];
         const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => (links[index % 2] as SpecLink['link']).admit(
@@ -118,7 +118,7 @@ if (findService(POSTGRES) === undefined) {
     it('never lets racing runs hold more slots than the limit; a run renews its own, and a lapsed lease frees it', async () => {
       const { link, clock } = opened;
       // Rounds of racers on fresh workflows, from two links, so count-then-take races are provoked, not hoped for.
-      const same = await openSpecLink(server.url, schema, opened.name, false);
+      const same = await openSpecLink(server.url, schema, opened.name, false, opened.clock);
       try {
         for (let round = 0; round < 10; round += 1) {
           const racing = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? link : same.link).acquireSlot(`slots-${round}`, `run-${index}`, 3, 10_000)));
