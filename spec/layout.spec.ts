@@ -41,7 +41,7 @@ const LAYER_OF: Record<string, Layer> = {
   'webhooks/uploads': 'stages', 'webhooks/payload': 'stages', 'webhooks/validate': 'stages', 'webhooks/run': 'stages', 'webhooks/response': 'stages',
   'webhooks/describe': 'stages', 'webhooks/registry/shared': 'stages',
   webhooks: 'addresses', 'webhooks/waiting': 'addresses',
-  redis: 'entries', postgres: 'entries', queue: 'entries', 'queue/binary': 'entries', telemetry: 'entries', fastify: 'entries',
+  redis: 'entries', postgres: 'entries', queue: 'entries', 'queue/binary': 'entries', 'queue/store': 'entries', 'queue/postgres': 'entries', telemetry: 'entries', fastify: 'entries',
   console: 'entries', 'console/calls': 'entries', 'console/listen': 'entries', 'console/page': 'entries',
   'console/page/form': 'entries', 'console/preview': 'entries', 'console/server': 'entries',
   '.': 'entries',

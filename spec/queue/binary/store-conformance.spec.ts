@@ -36,7 +36,7 @@ describe('binary stores', () => {
       describeBinaryStoreContract('Redis', (maxBytes) => {
         const store = redisBinaryStore({ maxBytes });
         const queueKeys = topologyOf(client) === 'cluster' ? '{bull}:spec' : 'bull:spec';
-        store.attach?.({ client: routed(client as unknown as QueueRedisClient, topologyOf(client), `${queueKeys}:`), key: (id) => `${queueKeys}:wh:binary:${id}` });
+        store.attach?.({ kind: 'redis', client: routed(client as unknown as QueueRedisClient, topologyOf(client), `${queueKeys}:`), key: (id) => `${queueKeys}:wh:binary:${id}` });
         return store;
       });
     });
