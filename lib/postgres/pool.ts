@@ -48,11 +48,14 @@ export function checkSchemaName(value: unknown): string {
   return value;
 }
 
-/** A pool of the registry's own, from a connection string: `pg` is loaded here, on first use, never by the entry itself. */
-export async function openPool(connectionString: string): Promise<PostgresPoolLike> {
+/**
+ * A pool of the library's own, from a connection string (or a pool config): `pg` is loaded here, on first use, never
+ * by the entry itself.
+ */
+export async function openPool(connection: string | Record<string, unknown>): Promise<PostgresPoolLike> {
   const pg = await import('pg');
   const Pool = (pg.default ?? pg).Pool;
-  const pool = new Pool({ connectionString }) as unknown as PostgresPoolLike;
+  const pool = new Pool(typeof connection === 'string' ? { connectionString: connection } : connection) as unknown as PostgresPoolLike;
   // An idle connection that drops (a restart) is replaced by the next statement; the registry reports the outage itself.
   pool.on('error', () => undefined);
   return pool;
