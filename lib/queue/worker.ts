@@ -1,7 +1,7 @@
 /**
  * `createWebhookWorker()`: runs the host's ordinary executor for each job, in this process or another. A failed run
  * is retried with backoff; a run whose worker died is taken up again by another worker (BullMQ's stalled-job
- * recovery); a workflow's `settings.concurrency` holds across all workers through leases in Redis.
+ * recovery); a workflow's `settings.concurrency` holds across all workers through leases in the queue's store.
  */
 import { DelayedError, UnrecoverableError, type Job, type Worker } from 'bullmq';
 import { toWebhookError, WebhookError } from '../core/errors.js';
@@ -165,7 +165,7 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
   const taken = data.stamps === true ? stageTime() : 0;
   if (await wasRefused(context, data)) {
     context.emit({ type: 'skipped', reason: 'refused', jobId, callId: data.callId, workflowId: data.workflowId, nodeName: data.nodeName, mode: data.mode });
-    options.logger.warn({ jobId, callId: data.callId, workflowId: data.workflowId }, 'queued run not run: Redis stored it only after its caller had been answered 503');
+    options.logger.warn({ jobId, callId: data.callId, workflowId: data.workflowId }, 'queued run not run: the queue\'s store kept it only after its caller had been answered 503');
     await removeItemFiles(options, data, jobId).catch(() => undefined);
     if (data.tracked === true) await link.releaseSlot(data.workflowId, jobId, true).catch(() => undefined);
     return { items: [], refused: true };

@@ -61,7 +61,10 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
   let listener: ReplyListener | undefined;
   let sweeper: QueueSweeper | undefined;
   const ownsPool = !isPool(given);
-  const poolOf = (): Promise<PostgresPoolLike> => (pool ??= isPool(given) ? Promise.resolve(given as unknown as PostgresPoolLike) : openPool(ownPoolConfig(given)));
+  let closing: Promise<void> | undefined;
+  // No pool is opened once closing began: it would be left open behind the close.
+  const poolOf = (): Promise<PostgresPoolLike> => (closing !== undefined && pool === undefined ? Promise.reject(new Error('closed'))
+    : (pool ??= isPool(given) ? Promise.resolve(given as unknown as PostgresPoolLike) : openPool(ownPoolConfig(given))));
   const statements = new PostgresLink(poolOf, STATEMENT_DEADLINE_MS);
   const schema = options.schema;
   const bullSchema = bullSchemaOf(given);
@@ -72,12 +75,13 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
   };
   const run = (sql: string, values: unknown[], doing: string): Promise<QueryResultLike> =>
     statements.query(sql, values, doing).catch((error: unknown) => { throw asQueueError(error); });
-  const closeAll = async (): Promise<void> => {
+  // Once only, however many ways it is asked for (the opening closed, then the link): a pool ended twice throws.
+  const closeAll = (): Promise<void> => (closing ??= (async () => {
     sweeper?.stop();
     await listener?.stop();
     statements.close();
     if (ownsPool && pool !== undefined) await pool.then((opened) => opened.end(), () => undefined);
-  };
+  })());
 
   const link = (async (): Promise<QueueStoreLink> => {
     if (options.migrate) await migrateSchema(statements, schema);
