@@ -76,6 +76,15 @@ class DeadlineError extends Error {
   }
 }
 
+/** A connection of the pool within `timeoutMs`; one that comes after the deadline goes straight back. */
+export function connectWithin(pool: PostgresPoolLike, timeoutMs: number): Promise<PostgresClientLike> {
+  const connecting = pool.connect();
+  return withDeadline(connecting, timeoutMs, () => {
+    connecting.then((late) => late.release(), () => undefined);
+    return new DeadlineError(timeoutMs);
+  });
+}
+
 export type Transaction = (sql: string, values?: unknown[]) => Promise<QueryResultLike>;
 
 export class PostgresLink {
@@ -123,13 +132,7 @@ export class PostgresLink {
     if (this.#closed) throw new WebhookError('REGISTRY_UNAVAILABLE', 'The PostgreSQL webhook registry was closed.');
     let client: PostgresClientLike;
     try {
-      const pool = await this.#pool();
-      const connecting = pool.connect();
-      // A connection that comes after the deadline goes straight back.
-      client = await withDeadline(connecting, timeoutMs, () => {
-        connecting.then((late) => late.release(), () => undefined);
-        return new DeadlineError(timeoutMs);
-      });
+      client = await connectWithin(await this.#pool(), timeoutMs);
     } catch (error) {
       throw isOutage(error) ? unavailable('PostgreSQL', error, doing) : error;
     }

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { withDeadline } from '../../webhooks/registry/shared/contact.js';
-import type { PostgresClientLike, PostgresPoolLike } from '../../postgres/pool.js';
+import { connectWithin, type PostgresClientLike, type PostgresPoolLike } from '../../postgres/pool.js';
 
 /** Largest message sent inside its notification, in bytes (PostgreSQL's limit is 8000, channel name aside). */
 export const INLINE_REPLY_BYTES = 7000;
@@ -99,12 +99,7 @@ export class ReplyListener {
   async #open(): Promise<void> {
     let client: PostgresClientLike | undefined;
     try {
-      const pool = await this.#pool();
-      const connecting = pool.connect();
-      client = await withDeadline(connecting, this.#timeoutMs, () => {
-        connecting.then((late) => late.release(), () => undefined);
-        return new Error(`no connection within ${this.#timeoutMs} ms`);
-      });
+      client = await connectWithin(await this.#pool(), this.#timeoutMs);
       const opened = client;
       opened.on('error', (error) => this.#dropped(opened, error));
       opened.on('notification', this.#onNotification);
