@@ -15,6 +15,7 @@ import { Children, type Child } from '../../support/queue/children.js';
 import { begunCalls, completedRuns, completions, overlappingRuns, waitForCompletions } from '../../support/queue/completions.js';
 import { closeConnections, load, tally } from '../../support/queue/load.js';
 import { countingLogger } from '../../support/queue/web.js';
+import type { CompletionLine } from '../../support/queue/worker-entry.js';
 import { findService, markNotRun } from '../../support/services.js';
 
 const CALLS = 2000;
@@ -128,11 +129,18 @@ if (findService(POSTGRES) === undefined) {
       const afterRestart = outcomes.filter((outcome) => Number(outcome.id.slice('pgcrash-'.length)) >= BACK_AT);
       const perWorker: Record<string, number> = {};
       for (const run of runs) perWorker[run.worker] = (perWorker[run.worker] ?? 0) + 1;
+      // Where a call that ran again (one run after the other) first completed: on the killed worker, or elsewhere.
+      const againAfter: Record<string, number> = {};
+      for (const [callId, count] of counts) {
+        if (count < 2) continue;
+        const first = runs.filter((run) => run.callId === callId).sort((a, b) => a.startedAt - b.startedAt)[0] as CompletionLine;
+        againAfter[first.worker] = (againAfter[first.worker] ?? 0) + 1;
+      }
       console.log(`      postgres crash: ${JSON.stringify({
         calls: CALLS, loadMs, drained, totalMs: Date.now() - started, answers: tally(outcomes),
         toRestartedWeb: outcomes.filter((outcome) => outcome.port === restartedPort).length,
         answeredAfterDatabaseBack: tally(afterRestart), databaseRestartedAtMs: (restartedAt ?? started) - started,
-        answered200Lost: missing.length, ranTwiceAtOnce: overlaps.length, ranMoreThanOnce: [...counts.values()].filter((count) => count > 1).length,
+        answered200Lost: missing.length, ranTwiceAtOnce: overlaps.length, ranMoreThanOnce: [...counts.values()].filter((count) => count > 1).length, ranAgainFirstOn: againAfter,
         refused503ButRan: refusedButRan.length, failedJobs: failed, takenUpAgain: runs.filter((run) => run.attempt > 1).length, runsPerWorker: perWorker,
       })}`);
 
