@@ -13,7 +13,7 @@ import { bullConnection } from './bullmq-node-redis.js';
 import { baseClient, closeConnection, openConnection, type QueueRedisClient } from './connection.js';
 import { handOff, type Connected, type EnqueueContext } from './enqueue.js';
 import { emitter } from './events.js';
-import { jobItem, openResult, respondedWith, type WebhookJobData, type WebhookJobResult } from './job-data.js';
+import { failedWith, jobItem, openResult, respondedWith, type WebhookJobData, type WebhookJobResult } from './job-data.js';
 import type { Keyring } from './sealing.js';
 import { queueKeys } from './keys.js';
 import { resolveQueueOptions, type WebhookQueueOptions } from './options.js';
@@ -102,6 +102,7 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
     waiters = new ReplyWaiters(bull, 1000, {
       result: (result, jobId) => openResult(result, resolved.keyring, jobId),
       response: (message) => respondedWith(message, resolved.keyring),
+      failure: (message) => failedWith(message, resolved.keyring),
     }, (error, jobId) => {
       resolved.logger.error({ jobId, err: errorFields(error) }, 'webhook queue: a waiting call could not be answered from its job; its deadline answers it');
     });

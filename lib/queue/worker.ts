@@ -13,7 +13,7 @@ import { packItems, storedRefs, unpackItems } from './binary/pack.js';
 import { bullConnection } from './bullmq-node-redis.js';
 import { baseClient, closeConnection, openConnection, type QueueRedisClient } from './connection.js';
 import { emitter } from './events.js';
-import { jobItem, packResponse, respondMessage, sealResult, type ReplyMessage, type WebhookJobData, type WebhookJobResult } from './job-data.js';
+import { failedMessage, jobItem, packResponse, respondMessage, sealResult, type ReplyMessage, type WebhookJobData, type WebhookJobResult } from './job-data.js';
 import { queueKeys, type QueueKeys } from './keys.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WebhookWorkerOptions } from './options.js';
 import { acquireSlot, releaseSlot } from './scripts.js';
@@ -263,7 +263,7 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
         // Only the library's own judgement of a result travels as a code (as in process, whatever the executor
         // throws is the workflow's failure, WORKFLOW_FAILED).
         const judged = judging && failure instanceof WebhookError;
-        reply({ jobId, type: 'failed', message: failure.message, ...(judged ? { code: failure.code, hint: failure.hint } : {}) });
+        reply(failedMessage(jobId, { message: failure.message, ...(judged ? { code: failure.code, hint: failure.hint } : {}) }, options.keyring));
       } else {
         context.emit({ type: 'retried', ...where, attempt: attempt + 1 });
       }
