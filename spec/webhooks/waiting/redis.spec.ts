@@ -93,6 +93,24 @@ if (findService(REDIS) === undefined) {
       expect((await started).body).to.deep.equal({ decision: { approved: true } });
     });
 
+    it('tells exactly one of two instances of a wait that expired with nobody calling, and forgets it', async () => {
+      const prefix = `told-${process.pid}:`;
+      const pair = [await openRegistry(prefix), await openRegistry(prefix)];
+      const heard: string[] = [];
+      const stops = pair.map(({ registry }, index) => registry.onWaitExpired((entry) => heard.push(`${index} ${entry.waitId}`)));
+      const now = Date.now();
+      // Far enough ahead that it is read back before it expires, even on a loaded machine.
+      await pair[0]?.registry.putWait({ waitId: 'lapses', status: 'waiting', expiresAt: now + 2000, workflowId: 'w', nodeName: 'Wait', mode: 'production', startedAt: now });
+      expect((await pair[1]?.registry.getWait('lapses'))?.status).to.equal('waiting');
+      while (heard.length === 0 && Date.now() < now + 12_000) await sleep(100);
+      // Another second of sweeps on both instances: neither tells it again.
+      await sleep(1500);
+      expect(heard.map((line) => line.split(' ')[1])).to.deep.equal(['lapses']);
+      expect(await pair[1]?.registry.getWait('lapses')).to.equal(undefined);
+      for (const stop of stops) stop();
+      for (const { registry } of pair) await registry.close();
+    });
+
     it('leaves Redis\'s keys as they were once 10 000 waits have expired', async () => {
       const prefix = `expiry-${process.pid}:`;
       const { registry, client } = await openRegistry(prefix);
