@@ -5,10 +5,10 @@
  * DELETE … RETURNING over rows it can lock (SKIP LOCKED): each expired wait is removed, and told, by one instance.
  */
 import { checkWaitListLimit, tooManyWaiting } from '../webhooks/registry/waits.js';
-import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../core/waits.js';
+import type { WaitClaim, WaitEntry, WaitStatus } from '../core/waits.js';
+import { ExpiringWaits, type ExpiredBatch } from '../webhooks/registry/shared/wait-expiry.js';
 import type { PostgresLink } from './pool.js';
 
-const SWEEP_MS = 1000;
 const SWEEP_BATCH = 500;
 
 /** The entry as stored, with the status and resume time its row holds apart. */
@@ -19,17 +19,14 @@ function entryOf(row: Record<string, unknown>): WaitEntry {
   return entry;
 }
 
-export class PostgresWaits {
+export class PostgresWaits extends ExpiringWaits {
   readonly #link: PostgresLink;
   readonly #schema: string;
   readonly #maxWaiting: number;
   readonly #now: () => number;
-  readonly #listeners = new Set<WaitExpiredListener>();
-  #onError: (error: unknown) => void = () => undefined;
-  #timer: NodeJS.Timeout | undefined;
-  #sweeping = false;
 
   constructor(link: PostgresLink, schema: string, maxWaiting: number, now: () => number) {
+    super();
     this.#link = link;
     this.#schema = schema;
     this.#maxWaiting = maxWaiting;
@@ -77,56 +74,18 @@ export class PostgresWaits {
     return found.rows.map(entryOf);
   }
 
-  /** Listens for expired waits; the sweep runs once a second while anyone listens. */
-  onExpired(listener: WaitExpiredListener, onError: (error: unknown) => void): () => void {
-    this.#listeners.add(listener);
-    this.#onError = onError;
-    this.start();
-    return () => { this.#listeners.delete(listener); };
-  }
-
-  /** Sweeps once a second while waits are stored or anyone listens (a sweep that finds none stops it otherwise). */
-  start(): void {
-    this.#timer ??= setInterval(() => void this.sweep(), SWEEP_MS).unref();
-  }
-
-  /** Removes the waits that expired (every one, in batches), telling the listeners of those that were waiting. */
-  async sweep(): Promise<void> {
-    if (this.#sweeping) return;
-    this.#sweeping = true;
+  /** One batch of the expired waits, each locked by the sweep that removes it (SKIP LOCKED): one instance tells each. */
+  protected override async removeExpired(): Promise<ExpiredBatch> {
     const s = this.#schema;
-    try {
-      for (;;) {
-        const now = Math.round(this.#now());
-        const removed = await this.#link.query(`DELETE FROM ${s}.waits WHERE wait_id IN (SELECT wait_id FROM ${s}.waits WHERE expires_at <= $1
-          ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING status, entry, resumed_at`, [now, SWEEP_BATCH], 'removing expired waits');
-        for (const row of removed.rows) if (row.status === 'waiting') this.#tell(entryOf(row));
-        if (removed.rows.length >= SWEEP_BATCH) continue;
-        if (this.#listeners.size === 0) {
-          const left = await this.#link.query(`SELECT EXISTS (SELECT 1 FROM ${s}.waits) AS any`, [], 'removing expired waits');
-          if (left.rows[0]?.any !== true) this.close();
-        }
-        return;
-      }
-    } catch (error) {
-      this.#onError(error);
-    } finally {
-      this.#sweeping = false;
-    }
-  }
-
-  close(): void {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-  }
-
-  #tell(entry: WaitEntry): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(entry);
-      } catch {
-        // A listener's failure is its own.
-      }
-    }
+    const removed = await this.#link.query(`DELETE FROM ${s}.waits WHERE wait_id IN (SELECT wait_id FROM ${s}.waits WHERE expires_at <= $1
+      ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING status, entry, resumed_at`, [Math.round(this.#now()), SWEEP_BATCH], 'removing expired waits');
+    return {
+      waiting: removed.rows.filter((row) => row.status === 'waiting').map(entryOf),
+      full: removed.rows.length >= SWEEP_BATCH,
+      anyLeft: async () => {
+        const left = await this.#link.query(`SELECT EXISTS (SELECT 1 FROM ${s}.waits) AS any`, [], 'removing expired waits');
+        return left.rows[0]?.any === true;
+      },
+    };
   }
 }

@@ -2,7 +2,7 @@
  * The web side's hand-off of one call: admit it (a repeat of a call stored or being stored, a reused key, one run
  * too many), pack its item, store it as a BullMQ job within `enqueueTimeoutMs`, and, when the call waits, hear the
  * worker's answers as the run's `respond()` and outcome. A call that cannot be stored in time is refused 503 and its
- * job, should Redis store it later after all, is taken back before a worker runs it. With replica acknowledgement
+ * job, should the store (Redis, PostgreSQL) keep it later after all, is taken back before a worker runs it. With replica acknowledgement
  * (option `replicas`) a stored job is confirmed on the replicas before its call is answered (see confirmStored).
  */
 import { randomUUID } from 'node:crypto';
@@ -42,11 +42,11 @@ class Abandoned extends Error {}
 
 /** Whether the caller was refused while the job was on its way, and what to do the moment that happens. */
 interface Fate {
-  /** When the caller is refused unless Redis acknowledged the job by then (epoch ms, this machine's clock). */
+  /** When the caller is refused unless the store acknowledged the job by then (epoch ms, this machine's clock). */
   answerBy: number;
   abandoned: boolean;
   onAbandon: (() => void) | undefined;
-  /** Whether the queue's connection was open when the call's store began: a deadline before that found no Redis. */
+  /** Whether the queue's connection was open when the call's store began: a deadline before that found no store. */
   reached: boolean;
 }
 
@@ -142,8 +142,9 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
     const delayMs = confirmReplicas === undefined ? 0 : Math.max(1, fate.answerBy - Date.now());
     const job = addJob(connected, run, data, jobId, settings?.attempts ?? options.attempts, options, delayMs);
     adding = job;
-    // Refused while the job is on its way (a paused Redis holds every write until it resumes): a mark sent on the
-    // same connection reaches Redis right behind the job, and a worker that takes a late job does not run a marked one.
+    // Refused while the job is on its way (a paused Redis holds every write until it resumes, a slow database commits
+    // late): the store marks it (on Redis, on the same connection, right behind the job), and a worker that takes a
+    // late job does not run a marked one.
     const refuse = (): void => {
       connected.link.markRefused(storeId, options.idempotencyWindowMs);
       if (key !== undefined) void connected.link.unclaim(jobId, storeId);
@@ -161,7 +162,7 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
     return { jobId, duplicate: false, outcome };
   } catch (error) {
     stopWaiting?.();
-    // Once the job was sent to Redis, its own handlers above clean up; before that, nothing else will.
+    // Once the job was sent to the store, its own handlers above clean up; before that, nothing else will.
     if (adding === undefined) await cleanUp();
     throw error;
   }

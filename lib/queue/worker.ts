@@ -11,7 +11,7 @@ import { errorFields } from '../core/logger.js';
 import type { ExecutionResult, TriggerItem } from '../core/types.js';
 import { packItems, storedRefs, unpackItems } from './binary/pack.js';
 import { emitter } from './events.js';
-import { jobItem, packResponse, respondMessage, sealResult, type ReplyMessage, type WebhookJobData, type WebhookJobResult } from './job-data.js';
+import { failedMessage, jobItem, packResponse, respondMessage, sealResult, type ReplyMessage, type WebhookJobData, type WebhookJobResult } from './job-data.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WebhookWorkerOptions } from './options.js';
 import { warnIfPrefixWrapped } from './prefix.js';
 import type { QueueStoreLink } from './store/contract.js';
@@ -244,7 +244,7 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
         // Only the library's own judgement of a result travels as a code (as in process, whatever the executor
         // throws is the workflow's failure, WORKFLOW_FAILED).
         const judged = judging && failure instanceof WebhookError;
-        reply({ jobId, type: 'failed', message: failure.message, ...(judged ? { code: failure.code, hint: failure.hint } : {}) });
+        reply(failedMessage(jobId, { message: failure.message, ...(judged ? { code: failure.code, hint: failure.hint } : {}) }, options.keyring));
       } else {
         context.emit({ type: 'retried', ...where, attempt: attempt + 1 });
       }

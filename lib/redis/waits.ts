@@ -5,7 +5,8 @@
  * instance wins each, and tells its listeners).
  */
 import { checkWaitListLimit, tooManyWaiting } from '../webhooks/registry/waits.js';
-import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../core/waits.js';
+import type { WaitClaim, WaitEntry, WaitStatus } from '../core/waits.js';
+import { ExpiringWaits, type ExpiredBatch } from '../webhooks/registry/shared/wait-expiry.js';
 import type { RegistryKeys } from './keys.js';
 import type { RedisLink } from './link.js';
 import type { RegistryReplicas } from './registry-replicas.js';
@@ -13,7 +14,6 @@ import { script } from './scripts.js';
 
 /** A wait's hash outlives its expiry by this much, so the sweep can still read what expired. */
 const KEEP_AFTER_MS = 60_000;
-const SWEEP_MS = 1000;
 const SWEEP_BATCH = 500;
 
 /**
@@ -83,18 +83,15 @@ function entryOf(json: unknown, status: unknown, resumedAt: unknown): WaitEntry 
   return entry;
 }
 
-export class RedisWaits {
+export class RedisWaits extends ExpiringWaits {
   readonly #link: RedisLink;
   readonly #keys: RegistryKeys;
   readonly #maxWaiting: number;
   readonly #now: () => number;
   readonly #replicas: RegistryReplicas;
-  readonly #listeners = new Set<WaitExpiredListener>();
-  #onError: (error: unknown) => void = () => undefined;
-  #timer: NodeJS.Timeout | undefined;
-  #sweeping = false;
 
   constructor(link: RedisLink, keys: RegistryKeys, maxWaiting: number, now: () => number, replicas: RegistryReplicas) {
+    super();
     this.#link = link;
     this.#replicas = replicas;
     this.#keys = keys;
@@ -150,37 +147,15 @@ export class RedisWaits {
     return entries;
   }
 
-  /** Listens for expired waits; the sweep runs once a second while anyone listens. */
-  onExpired(listener: WaitExpiredListener, onError: (error: unknown) => void): () => void {
-    this.#listeners.add(listener);
-    this.#onError = onError;
-    this.start();
-    return () => { this.#listeners.delete(listener); };
-  }
-
-  /** Sweeps once a second while waits are stored or anyone listens (a sweep that finds none stops it otherwise). */
-  start(): void {
-    this.#timer ??= setInterval(() => void this.sweep(), SWEEP_MS).unref();
-  }
-
-  /** Removes the waits that expired (every one, in batches), telling the listeners of those that were waiting. */
-  async sweep(): Promise<void> {
-    if (this.#sweeping) return;
-    this.#sweeping = true;
-    try {
-      for (;;) {
-        const [count, expired, left] = await this.#link.script(SWEEP, [this.#keys.waits],
-          [String(Math.round(this.#now())), this.#keys.waitPrefix, String(SWEEP_BATCH)], 'removing expired waits') as [number, string[], number];
-        for (const json of expired) this.#tell(entryOf(json, 'waiting', undefined));
-        if (Number(count) >= SWEEP_BATCH) continue;
-        if (Number(left) === 0 && this.#listeners.size === 0) this.close();
-        return;
-      }
-    } catch (error) {
-      this.#onError(error);
-    } finally {
-      this.#sweeping = false;
-    }
+  /** One batch of the expired waits, removed by one script: one instance removes (and tells) each. */
+  protected override async removeExpired(): Promise<ExpiredBatch> {
+    const [count, expired, left] = await this.#link.script(SWEEP, [this.#keys.waits],
+      [String(Math.round(this.#now())), this.#keys.waitPrefix, String(SWEEP_BATCH)], 'removing expired waits') as [number, string[], number];
+    return {
+      waiting: expired.map((json) => entryOf(json, 'waiting', undefined)),
+      full: Number(count) >= SWEEP_BATCH,
+      anyLeft: () => Promise.resolve(Number(left) !== 0),
+    };
   }
 
   /** A claim the replicas did not confirm is given back (waiting again, if still this claim), and refused. */
@@ -195,21 +170,6 @@ export class RedisWaits {
       // Not confirmed either: the replicas are behind already, and waiting for them again would only delay the refusal.
       await this.#write(before, 'running').catch(() => undefined);
       throw error;
-    }
-  }
-
-  close(): void {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-  }
-
-  #tell(entry: WaitEntry): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(entry);
-      } catch {
-        // A listener's failure is its own.
-      }
     }
   }
 }

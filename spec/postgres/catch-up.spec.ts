@@ -1,13 +1,13 @@
 /**
  * An instance whose link to PostgreSQL was cut while another instance made changes: it keeps serving from memory,
  * and once the link is back it catches up by itself, from the change log when the log still holds what it missed, by a
- * full reload when the log has dropped it (a gap). The link runs through a TCP proxy the spec cuts, so the database
- * itself stays up for the other instance.
+ * full reload when the log has dropped it (a gap); given `staleAfterMs`, it refuses calls 503 once cut off for longer
+ * than that. The link runs through a TCP proxy the spec cuts, so the database itself stays up for the other instance.
  */
 import { expect } from 'chai';
 import { PostgresWebhookRegistry, type PostgresRegistryEvent, type PostgresWebhookRegistryOptions } from 'workflow-webhooks/postgres';
 import { eventually } from '../support/registry-contract/instances.js';
-import { workflowOf } from '../support/registry-contract/fixture.js';
+import { rejectionOf, workflowOf } from '../support/registry-contract/fixture.js';
 import { POSTGRES, sharedPostgres, type PostgresServer } from '../support/postgres-server.js';
 import { findService, markNotRun } from '../support/services.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
@@ -82,6 +82,20 @@ if (findService(POSTGRES) === undefined) {
       await eventually(async () => cutOff.events.some((event) => event.type === 'resynced' && event.reason === 'gap'), 20_000);
       expect([await found(cutOff.registry, 'old'), await found(cutOff.registry, 'hook-0'), await found(cutOff.registry, 'hook-299')]).to.deep.equal([false, false, true]);
       expect(cutOff.registry.health().workflows).to.equal(299);
+    });
+
+    it('answers calls 503 once cut off for longer than staleAfterMs, and serves them again once the link is back', async () => {
+      const link = await proxy();
+      const { registry } = open(new URL(link.url).host, { staleAfterMs: 300 });
+      await registry.ready();
+      await registry.activate(workflowOf('wf', { path: 'hook' }));
+      link.cut();
+      await eventually(async () => !registry.health().serving, 20_000);
+      const error = await rejectionOf(registry.lookup('production', 'GET', 'hook'));
+      expect([error.code, error.status, error.headers['retry-after']]).to.deep.equal(['REGISTRY_UNAVAILABLE', 503, '1']);
+      expect(error.message).to.equal('The webhook registry has lost PostgreSQL for longer than staleAfterMs allows.');
+      link.restore();
+      await eventually(async () => registry.health().serving && found(registry, 'hook'), 20_000);
     });
   });
 }

@@ -7,6 +7,7 @@
 import { assertSchemaCompatibility, createPostgresBackend, runMigrations, withBackend, type Queue, type Worker } from 'bullmq';
 import { checkSchema, migrateSchema } from '../../postgres/schema.js';
 import { openPool, PostgresLink, type PostgresPoolLike, type QueryResultLike } from '../../postgres/pool.js';
+import { withDeadline } from '../../webhooks/registry/shared/contact.js';
 import type { QueuePostgresConfig, QueuePostgresPool } from '../connection-forms.js';
 import type { WebhookJobData, WebhookJobResult } from '../job-data.js';
 import type { ResolvedShared } from '../options.js';
@@ -16,6 +17,7 @@ import { QueueSweeper } from './sweeper.js';
 
 /** Every statement of an admission, a slot or a reply answers within this, or the call is refused in time. */
 export const STATEMENT_DEADLINE_MS = 5000;
+const MIGRATION_DEADLINE_MS = 30_000;
 /** BullMQ's own options in a pool config, which node-postgres does not take. */
 const BULLMQ_KEYS = ['schema', 'migrate', 'skipMigrations', 'skipVersionCheck'];
 const ADMISSIONS = new Set<Admission>(['duplicate', 'retake', 'mismatch', 'pending', 'full', 'ok']);
@@ -147,10 +149,15 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
 
 /** BullMQ's tables exist before the first admission reads its job table: migrated here when asked, else checked. */
 async function bullSchemaReady(pool: PostgresPoolLike, bullSchema: string, migrate: boolean): Promise<void> {
-  const client = await pool.connect();
+  const connecting = pool.connect();
+  const client = await withDeadline(connecting, STATEMENT_DEADLINE_MS, () => {
+    connecting.then((late) => late.release(), () => undefined);
+    return new Error(`no PostgreSQL connection within ${STATEMENT_DEADLINE_MS} ms`);
+  });
   try {
-    if (migrate) await runMigrations(client as never, bullSchema);
-    else await assertSchemaCompatibility(client as never, bullSchema);
+    // A migration may wait for another process's: it gets the migrations' longer deadline.
+    const work = migrate ? runMigrations(client as never, bullSchema) : assertSchemaCompatibility(client as never, bullSchema);
+    await withDeadline(work, MIGRATION_DEADLINE_MS, () => new Error(`BullMQ's schema "${bullSchema}" was not ready within ${MIGRATION_DEADLINE_MS} ms`));
     client.release();
   } catch (error) {
     client.release(error instanceof Error ? error : true);

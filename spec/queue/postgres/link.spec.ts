@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import pg from 'pg';
 import type { AdmitRequest } from '../../../lib/queue/store/contract.js';
 import { POSTGRES, sharedPostgres, type PostgresServer } from '../../support/postgres-server.js';
 import { freshName, openSpecLink, type SpecLink } from '../../support/queue/postgres-link.js';
@@ -148,6 +149,36 @@ if (findService(POSTGRES) === undefined) {
       expect(await link.wasRefused('store-x')).to.equal(true);
       clock.now += 1;
       expect(await link.wasRefused('store-x')).to.equal(false);
+    });
+  });
+
+  describe('queue mode\'s PostgreSQL store on the host\'s pool, or a pool config with BullMQ\'s schema', function () {
+    this.timeout(60_000);
+    let server: PostgresServer;
+    before(async () => { server = await sharedPostgres() as PostgresServer; });
+
+    it('reads jobs in the BullMQ schema a pool config names', async () => {
+      const opened = await openSpecLink({ connectionString: server.url, schema: 'bull_other' }, freshName('queue_config'));
+      try {
+        const queue = opened.link.newQueue();
+        await queue.add('call', { storeId: 'store-1', fingerprint: 'body-a' } as never, { jobId: 'in-other' });
+        await queue.close();
+        expect(await opened.link.admit(call('in-other', 'store-2'))).to.equal('duplicate');
+      } finally {
+        await opened.close();
+      }
+    });
+
+    it('runs its statements on the host\'s pg.Pool, and leaves it open when closed', async () => {
+      const pool = new pg.Pool({ connectionString: server.url, max: 6, options: '-c search_path=bullmq' });
+      try {
+        const opened = await openSpecLink(pool, freshName('queue_pool'));
+        expect(await opened.link.admit(call('on-pool', 'store-1'))).to.equal('ok');
+        await opened.close();
+        expect((await pool.query('SELECT 1 AS one')).rows[0].one).to.equal(1);
+      } finally {
+        await pool.end();
+      }
     });
   });
 }

@@ -25,11 +25,11 @@ export function freshName(what: string): string {
   return `${what}_${process.pid}_${next}`;
 }
 
-/** `clock`: another link's, so two links (a web queue and a worker) read one time. */
-export async function openSpecLink(url: string, schema: string, name = freshName('queue'), web = true, clock = { now: Date.now() }): Promise<SpecLink> {
+/** `connection`: a URL, a pg.Pool or a pool config. `clock`: another link's, so two links (a web queue and a worker) read one time. */
+export async function openSpecLink(connection: unknown, schema: string, name = freshName('queue'), web = true, clock = { now: Date.now() }): Promise<SpecLink> {
   const warnings: string[] = [];
   const logger = { info: () => undefined, debug: () => undefined, error: (_: unknown, text?: string) => { warnings.push(String(text)); }, warn: (_: unknown, text?: string) => { warnings.push(String(text)); } };
-  const options = resolveQueueOptions({ connection: url, schema, name, logger });
+  const options = resolveQueueOptions({ connection: connection as never, schema, name, logger });
   const opening = openPostgresLink(options, web, () => clock.now);
   const link = await opening.link;
   return { link, name, clock, warnings, close: () => link.close() };
