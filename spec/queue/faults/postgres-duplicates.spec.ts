@@ -19,13 +19,15 @@ import { findService, markNotRun } from '../../support/services.js';
 
 const BURSTS = 20;
 const PER_BURST = 50;
-/** Each idle rate is counted over this long: several of the workers' idle checks, and ten of a waiting call's looks. */
+/** Each idle count lasts this long: whole periods of the workers' idle checks, and ten of a waiting call's looks. */
 const IDLE_WINDOW_MS = 10_000;
 /**
- * How many statements the window after may have beyond the window before: the workers' idle checks drift against
- * the windows by a few. A call left behind looks at its job every second, ten times in a window, more than this alone.
+ * How many statements the window after may have beyond the window before: each worker's idle checks (a stalled-job
+ * check every second, four statements every 5 s when no job comes) drift against the windows, so one of each may
+ * fall in one window and not the other. A call left behind looks at its job every second, 10 looks of at least two
+ * statements in a window: more than this alone.
  */
-const ALLOWANCE = 5;
+const ALLOWANCE = 10;
 /**
  * The sweep of expired rows each process runs every 30 s (a transaction that takes the sweep's advisory lock and
  * deletes from the library's tables): housekeeping on a clock of its own, the same however many calls came, which
