@@ -1,11 +1,12 @@
 /**
  * A web instance of queue mode as a process of its own (the crash spec SIGKILLs it): the server of web.ts on a
- * free port, configured through the environment, which tells its parent the port over IPC once it takes calls.
+ * free port, configured through the environment (DATABASE_URL, a postgres:// URL, puts it on PostgreSQL instead of
+ * REDIS_URL's Redis), which tells its parent the port over IPC once it takes calls.
  */
 import { startWeb, type SentinelAddress } from './web.js';
 
 const web = await startWeb({
-  redisUrl: process.env.REDIS_URL as string,
+  ...(process.env.DATABASE_URL === undefined ? { redisUrl: process.env.REDIS_URL as string } : { databaseUrl: process.env.DATABASE_URL }),
   queueName: process.env.QUEUE_NAME as string,
   enqueueTimeoutMs: Number(process.env.ENQUEUE_TIMEOUT_MS ?? 2000),
   idempotent: process.env.IDEMPOTENT === '1',

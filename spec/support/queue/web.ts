@@ -1,7 +1,7 @@
 /**
  * The web side of queue mode as the fault specs run it: one onReceived workflow, the queue's executor behind the
- * middleware, and a node:http server. The crash spec runs it in child processes (web-entry.ts), the Redis specs in
- * the mocha process; both get the very same server.
+ * middleware, and a node:http server, on Redis or on PostgreSQL. The crash specs run it in child processes
+ * (web-entry.ts), the other fault specs in the mocha process; both get the very same server.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,7 +21,10 @@ export const ONCE_PATH = '/webhook/once-hook';
 type WebhookLogger = NonNullable<WebhookMiddlewareOptions['logger']>;
 
 export interface WebOptions {
-  redisUrl: string;
+  /** Redis: where the queue keeps its jobs (through a host client of its own). */
+  redisUrl?: string;
+  /** PostgreSQL instead of Redis: a postgres:// URL, given to the queue as its connection. */
+  databaseUrl?: string;
   /** Behind Sentinel instead of redisUrl: the name the sentinels watch, and where they are. */
   sentinel?: SentinelAddress;
   /** The queue's replica acknowledgement (option replicas). */
@@ -65,9 +68,9 @@ export function countingLogger(): WebhookLogger & { lines: number } {
 
 export async function startWeb(options: WebOptions): Promise<RunningWeb> {
   const logger = options.logger ?? countingLogger();
-  const client = hostClient(options.redisUrl, options.sentinel);
+  const client = options.databaseUrl === undefined ? hostClient(options.redisUrl as string, options.sentinel) : undefined;
   const queue = createWebhookQueue({
-    connection: client, name: options.queueName, enqueueTimeoutMs: options.enqueueTimeoutMs, retryAfterSeconds: 2, logger,
+    connection: client ?? options.databaseUrl as string, name: options.queueName, enqueueTimeoutMs: options.enqueueTimeoutMs, retryAfterSeconds: 2, logger,
     ...(options.replicas === undefined ? {} : { replicas: options.replicas }),
   });
   await queue.ready();
@@ -97,7 +100,7 @@ export async function startWeb(options: WebOptions): Promise<RunningWeb> {
       await middleware.close({ timeoutMs: 1000 });
       await queue.close();
       // The queue only duplicated it: this client was never opened, and destroying it may say so.
-      try { client.destroy(); } catch { /* never opened */ }
+      try { client?.destroy(); } catch { /* never opened */ }
     },
   };
 }
