@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { MemoryWebhookRegistry, type WebhookNodeParameters } from 'workflow-webhooks';
 import type { WebhookWorkerEvent } from 'workflow-webhooks/queue';
-import { BASE, eventually } from '../support/queue/setup.js';
+import { BASE, eventually, type QueueSetup } from '../support/queue/setup.js';
 import { queueStores } from '../support/queue/stores.js';
 import { freePort } from '../support/redis-server.js';
 import { queueDrained } from '../support/queue-drained.js';
@@ -170,19 +170,25 @@ for (const store of queueStores('queue mode: jobs')) {
       });
     }
 
-    if (once && onRedis !== undefined) {
-      it('answers 503 QUEUE_UNAVAILABLE saying Redis did not acknowledge the job in time when Redis is paused past the enqueue timeout', async () => {
+    /** Runs `during` while the store takes no job: a paused redis-server, or PostgreSQL's job table locked. */
+    async function stalled<T>(during: () => Promise<T>): Promise<T> {
+      if (onPostgres !== undefined) return onPostgres.locked(['bullmq.job'], during);
+      (onRedis as QueueSetup).server.pause();
+      try {
+        return await during();
+      } finally {
+        (onRedis as QueueSetup).server.resume();
+      }
+    }
+
+    if (once) {
+      it('answers 503 QUEUE_UNAVAILABLE saying the store did not acknowledge the job in time when it stalls past the enqueue timeout', async () => {
         const queue = setup.queue({ enqueueTimeoutMs: 300 });
         const app = setup.app(await registryWith(), queue);
         await queue.ready();
-        onRedis.server.pause();
-        try {
-          const res = await request(app).post(`${BASE}/webhook/job`).send({});
-          expect([res.status, res.body.code, res.body.message]).to.deep.equal([503, 'QUEUE_UNAVAILABLE',
-            'The run could not be stored: Redis did not acknowledge it within 300 ms. It will not run.']);
-        } finally {
-          onRedis.server.resume();
-        }
+        const res = await stalled(() => request(app).post(`${BASE}/webhook/job`).send({}));
+        expect([res.status, res.body.code, res.body.message]).to.deep.equal([503, 'QUEUE_UNAVAILABLE',
+          `The run could not be stored: ${onRedis !== undefined ? 'Redis' : 'PostgreSQL'} did not acknowledge it within 300 ms. It will not run.`]);
       });
 
       it('survives a lastNode caller that hangs up while its job is still being stored', async () => {
@@ -194,20 +200,20 @@ for (const store of queueStores('queue mode: jobs')) {
           setup.worker(async () => ({ items: [{ json: { ok: true } }] }));
           const app = setup.app(await registryWith({ responseMode: 'lastNode' }), queue);
           await queue.ready();
-          onRedis.server.pause();
-          // The caller gives up while Redis holds the job: the run's signal is aborted before the job is stored.
-          const gaveUp = await request(app).post(`${BASE}/webhook/job`).timeout(300).send({}).then(() => false, () => true);
-          await new Promise((resolve) => setTimeout(resolve, 1700));
-          onRedis.server.resume();
+          // The caller gives up while the store holds the job: the run's signal is aborted before the job is stored.
+          const gaveUp = await stalled(async () => {
+            const hungUp = await request(app).post(`${BASE}/webhook/job`).timeout(300).send({}).then(() => false, () => true);
+            await new Promise((resolve) => setTimeout(resolve, 1700));
+            return hungUp;
+          });
           expect(gaveUp).to.equal(true);
-          // The late job is stored and run once Redis is back, and the enqueue settles with it: wait for that, then for
-          // the turn on which Node reports a rejection nobody handled.
+          // The late job is stored and run once the store is back, and the enqueue settles with it: wait for that, then
+          // for the turn on which Node reports a rejection nobody handled.
           await queueDrained(queue);
           await new Promise((resolve) => setImmediate(resolve));
           expect(unhandled).to.deep.equal([]);
           expect((await request(app).post(`${BASE}/webhook/job`).send({}).expect(200)).body).to.deep.equal({ ok: true });
         } finally {
-          onRedis.server.resume();
           process.removeListener('unhandledRejection', collect);
         }
       });

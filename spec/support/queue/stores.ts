@@ -25,6 +25,11 @@ export interface PostgresSide {
   readonly server: PostgresServer;
   /** Runs one statement with the spec's own pool; resolves its rows. */
   query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
+  /**
+   * Runs `during` while a transaction of the spec's own holds the tables locked (ACCESS EXCLUSIVE): statements on
+   * them wait, as commands wait on a paused redis-server. Released (rolled back) when `during` settles.
+   */
+  locked<T>(tables: readonly string[], during: () => Promise<T>): Promise<T>;
 }
 
 export interface StoreQueueSetup extends QueueParts {
@@ -80,6 +85,17 @@ const ON_POSTGRES: QueueStore = {
     const side: PostgresSide = {
       get server() { return server as PostgresServer; },
       async query<Row>(sql: string, params: unknown[] = []) { return (await (pool as pg.Pool).query(sql, params)).rows as Row[]; },
+      async locked(tables, during) {
+        const client = await (pool as pg.Pool).connect();
+        try {
+          await client.query('BEGIN');
+          await client.query(`LOCK TABLE ${tables.join(', ')} IN ACCESS EXCLUSIVE MODE`);
+          return await during();
+        } finally {
+          await client.query('ROLLBACK').catch(() => undefined);
+          client.release();
+        }
+      },
     };
     return { store: 'PostgreSQL', get name() { return parts.name; }, queue: parts.queue, worker: parts.worker, app: parts.app, onRedis: undefined, onPostgres: side };
   },
