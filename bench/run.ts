@@ -4,8 +4,9 @@
  * in Fastify, older builds of it, then its per-call allocation and GC), alloc (only the latter), json, scale, form, multipart
  * (HTTP, autocannon), signed (signature verification), registry, definitions, upload (1 GiB), redis (starts its own
  * redis-server), topologies (the Redis registry on one server, a Redis Cluster and Sentinel), queue (queue mode
- * against in process, pinned to cores, then the stages of a lastNode call; starts its own redis-server and workers),
- * stages (only the latter), telemetry (the middleware with OpenTelemetry, without
+ * against in process, pinned to cores, then queue mode on Redis and on PostgreSQL, then the stages of a lastNode
+ * call; starts its own redis-server, PostgreSQL and workers), queue-stores (only Redis against PostgreSQL), stages
+ * (only the stages), telemetry (the middleware with OpenTelemetry, without
  * and with an SDK, and with the console mounted), replicas (queue mode with replica acknowledgement against without;
  * starts a primary and a replica), ratelimit (CPU per call of an address without and with a rate limit, memory and
  * Redis and PostgreSQL registries; starts its own servers), stores (a registry change on Redis and on PostgreSQL), parse (what parsing one JSON or XML body costs the event loop).
@@ -16,6 +17,7 @@ import { benchHttp } from './http.js';
 import { benchParseCost } from './parse-cost.js';
 import { benchQueue } from './queue-mode.js';
 import { benchQueueStages } from './queue-stages.js';
+import { benchQueueStores } from './queue-stores.js';
 import { benchRateLimit } from './rate-limit.js';
 import { benchReplicas } from './queue-replicas.js';
 import { benchRedis } from './redis.js';
@@ -55,6 +57,7 @@ if (wants('upload')) write(`## 1 GiB multipart upload (server in its own process
 if (wants('redis')) write(`## Redis registry (redis-server started by the benchmark)\n\n${await benchRedis(settings)}\n\n`);
 if (wants('topologies')) write(`## Redis registry on one redis-server, a Redis Cluster and Sentinel (all started by the benchmark)\n\n${await benchRedisTopologies()}\n\n`);
 if (wants('queue')) write(`## Queue mode (redis-server, workers and every web instance in processes of their own, pinned to cores)\n\n${await benchQueue(settings)}\n\n`);
+if (wants('queue') || only === 'queue-stores') write(`## Queue mode on each store: Redis and PostgreSQL (servers, web instances and workers in processes of their own)\n\n${await benchQueueStores(settings)}\n\n`);
 if (wants('queue') || only === 'stages') write(`## Queue mode: the stages of a lastNode call, at one connection and at 10\n\n${await benchQueueStages(settings.rounds)}\n\n`);
 if (wants('stores')) write(`## A registry change on each shared store (redis-server and PostgreSQL started by the benchmark)\n\n${await benchStoreChanges(settings.rounds)}\n\n`);
 if (wants('ratelimit')) write(`## Rate limits: CPU per call (redis-server started by the benchmark)\n\n${await benchRateLimit(settings)}\n\n`);

@@ -1,5 +1,6 @@
 /**
- * `npm run start:queue`: the orders API in queue mode. It starts a redis-server of its own, two worker processes
+ * `npm run start:queue`: the orders API in queue mode. It starts a redis-server of its own (or, with DATABASE_URL,
+ * keeps everything in that PostgreSQL database and needs no Redis), two worker processes
  * (example-app/queue-worker.ts) and, in this process, the web instance: the same app, whose webhook calls become
  * BullMQ jobs the workers run, with bull-board at /admin/queues to watch them. Ctrl-C stops all of it, in order: the
  * web instance, then the workers, then redis-server, each still having what it needs while it closes.
@@ -9,27 +10,24 @@ import { fileURLToPath } from 'node:url';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import { createClient } from 'redis';
 import type { WebhookMiddleware } from 'workflow-webhooks';
 import { createWebhookQueue } from 'workflow-webhooks/queue';
-import { RedisCallLog, RedisWebhookRegistry } from 'workflow-webhooks/redis';
 import { createOrdersApp } from './app.js';
-import { startLocalRedis, type LocalRedis } from './local-redis.js';
+import { openQueueStore, type QueueStore } from './queue-store.js';
 
 const port = Number(process.env.PORT ?? 3000);
 const print = (line: string): void => { process.stdout.write(`${line}\n`); };
 const workerPath = fileURLToPath(new URL('./queue-worker.ts', import.meta.url));
 
-let redis: LocalRedis;
+let store: QueueStore;
 try {
-  redis = await startLocalRedis();
+  store = await openQueueStore(process.env);
 } catch (error) {
-  process.stderr.write(`${(error as Error).message}\n`);
+  process.stderr.write(`Could not open the queue's store: ${(error as Error).message}\n`);
   process.exit(1);
 }
 
-const REDIS_PREFIX = 'orders-api:';
-const workerEnv = { REDIS_URL: redis.url, REDIS_PREFIX, PUBLIC_URL: `http://127.0.0.1:${port}/api/automation` };
+const workerEnv = { ...store.workerEnv, PUBLIC_URL: `http://127.0.0.1:${port}/api/automation` };
 
 function startWorker(name: string): Promise<ChildProcess> {
   // A process group of its own, as redis-server's: Ctrl-C reaches this process only, which stops the workers when the
@@ -41,26 +39,22 @@ function startWorker(name: string): Promise<ChildProcess> {
   });
 }
 
-const client = createClient({ url: redis.url });
-client.on('error', () => undefined);
-const queue = createWebhookQueue({ connection: client });
+const queue = createWebhookQueue({ connection: store.connection, ...(store.schema === undefined ? {} : { schema: store.schema }) });
 // Shared with the workers: a run suspended on a worker is resumed through this instance.
-const registry = new RedisWebhookRegistry({ client, prefix: REDIS_PREFIX });
+const { registry, callLog } = store;
 let workers: ChildProcess[] = [];
 try {
-  await client.connect();
-  await registry.ready();
   workers = await Promise.all([startWorker('worker 1'), startWorker('worker 2')]);
   await queue.ready();
 } catch (error) {
   process.stderr.write(`Could not start queue mode: ${(error as Error).message}\n`);
   for (const worker of workers) worker.kill('SIGKILL');
-  if (client.isOpen) client.destroy();
-  await redis.stop();
+  await queue.close();
+  await store.close();
+  await store.stop(() => undefined);
   process.exit(1);
 }
 // The console (/admin/webhooks) shows the failed runs with a Retry button, and the calls of every instance.
-const callLog = new RedisCallLog({ client, keyPrefix: REDIS_PREFIX });
 let middleware: WebhookMiddleware | undefined;
 const app = await createOrdersApp({
   registry, executor: () => queue.executor, jobs: queue, console: { queue, callLog }, mounted: (mounted) => { middleware = mounted; },
@@ -76,7 +70,7 @@ const server = app.listen(port, '127.0.0.1', (error) => {
   if (error !== undefined) return;
   const base = `http://127.0.0.1:${port}/api/automation/webhook`;
   print([
-    `Orders API in queue mode on http://127.0.0.1:${port}: webhook calls are BullMQ jobs in ${redis.url}, run by`,
+    `Orders API in queue mode on http://127.0.0.1:${port}: webhook calls are BullMQ jobs in ${store.described}, run by`,
     `two worker processes (pids ${workers.map((worker) => String(worker.pid)).join(', ')}).`,
     '',
     `Webhook console (addresses, recent calls, failed runs with Retry): http://127.0.0.1:${port}/admin/webhooks/`,
@@ -91,7 +85,7 @@ const server = app.listen(port, '127.0.0.1', (error) => {
     `  curl -X POST ${base}/reports -H 'content-type: application/json' -d '{"title":"Q3"}'`,
     `  curl ${base}/reports/<jobId from the answer>`,
     '',
-    'An approval that waits in Redis, not in any process; the click is a job like any call:',
+    'An approval that waits in the store, not in any process; the click is a job like any call:',
     `  curl -X POST ${base}/expenses -H 'content-type: application/json' -d '{"amount":120,"for":"Team lunch"}'`,
     `  curl "<approvalUrl from the answer>&decision=approve"`,
     '',
@@ -110,24 +104,21 @@ async function stop(code: number): Promise<void> {
   await middleware?.close({ timeoutMs: 5000 });
   await closed;
   await queue.close();
-  await callLog.close();
-  await registry.close();
   print('web instance closed');
-  // Then the workers: their runs under way finish (5 s) against a Redis that is still there.
+  // Then the workers: their runs under way finish (5 s) against a store that is still there.
   await Promise.all(workers.map((worker) => new Promise((resolve) => {
     if (worker.exitCode !== null) return resolve(undefined);
     worker.once('exit', resolve);
     worker.kill('SIGTERM');
   })));
-  client.destroy();
-  // Redis last, once nothing uses it.
-  await redis.stop();
-  print('redis-server stopped');
+  // The registry and call log (the last calls' entries written meanwhile), then the example's own redis-server, last.
+  await store.close();
+  await store.stop(print);
   process.exit(code);
 }
 // Stopped any other way than by this process, Redis takes the queue with it, and nothing can close against it: say
 // so rather than let the errors speak, and end the workers and this process at once.
-redis.child.once('exit', () => {
+store.redisProcess?.once('exit', () => {
   if (stopping) return;
   stopping = true;
   process.stderr.write('redis-server stopped by itself; the queue went with it, so the example stops too.\n');

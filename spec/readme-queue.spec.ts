@@ -10,16 +10,20 @@ const section = (): string => docSection('docs/queue.md', '# Queue mode');
 describe('the queue mode guide', function () {
   this.timeout(60_000);
 
-  it('has two TypeScript blocks: the web instance with its worker, and bull-board', () => {
-    expect(section().match(/```ts\n/g)).to.have.length(2);
+  it('has three TypeScript blocks: the web instance with its worker, the same on PostgreSQL, and bull-board', () => {
+    expect(section().match(/```ts\n/g)).to.have.length(3);
   });
 
   it('the web instance with its worker and their shutdown compiles as printed', () => {
     expect(compileErrors(docBlock('docs/queue.md', '# Queue mode', 0))).to.deep.equal([]);
   });
 
-  it('the bull-board recipe, behind its own authentication, compiles as printed', () => {
+  it('the set-up on PostgreSQL, registry, queue, worker and binary store on one database, compiles as printed', () => {
     expect(compileErrors(docBlock('docs/queue.md', '# Queue mode', 1))).to.deep.equal([]);
+  });
+
+  it('the bull-board recipe, behind its own authentication, compiles as printed', () => {
+    expect(compileErrors(docBlock('docs/queue.md', '# Queue mode', 2))).to.deep.equal([]);
   });
 
   it('is really checked: a name the block does not define is an error', () => {

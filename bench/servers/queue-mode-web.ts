@@ -1,7 +1,7 @@
 /**
  * A web instance for the queue-mode benchmark: Express 5 with the middleware under /hooks and one POST webhook,
  * its runs executed in process (a no-op) or handed to the queue (`queue`), answering onReceived or lastNode.
- * Reports its port over IPC, its CPU time when asked (µs per call), and its RSS (after a GC when asked) for the
+ * Queue mode runs on the Redis of REDIS_URL, or on the PostgreSQL of DATABASE_URL. Reports its port over IPC, its CPU time when asked (µs per call), and its RSS (after a GC when asked) for the
  * waiting-jobs measurement. With BENCH_STAGES=1 a queue-mode instance also keeps every call's stage times and hands
  * them over when asked.
  */
@@ -24,11 +24,11 @@ let executor = noOp;
 // BENCH_STAGES=1 (read once, here): every call's stage times are kept, for the stage table (bench/queue-stages.ts).
 const stages = where === 'queue' && process.env.BENCH_STAGES === '1' ? new CallStages() : undefined;
 if (where === 'queue') {
-  const client = createClient({ url: process.env.REDIS_URL });
-  client.on('error', () => undefined);
+  // DATABASE_URL: queue mode on PostgreSQL (the stores benchmark); otherwise on the Redis of REDIS_URL.
+  const connection = process.env.DATABASE_URL ?? createClient({ url: process.env.REDIS_URL }).on('error', () => undefined);
   // QUEUE_REPLICAS: replica acknowledgement (the `replicas` benchmark), 0 by default.
   const queue = createWebhookQueue({
-    connection: client, name: process.env.QUEUE_NAME ?? 'bench', replicas: Number(process.env.QUEUE_REPLICAS ?? 0),
+    connection, name: process.env.QUEUE_NAME ?? 'bench', replicas: Number(process.env.QUEUE_REPLICAS ?? 0),
     ...(stages === undefined ? {} : { stageTimes: stages.queued }),
   });
   await queue.ready();

@@ -6,7 +6,7 @@
  */
 import type { ChangeEntry, ChangeLog } from './change-log.js';
 import { channelOf } from './change-log.js';
-import type { PostgresClientLike, PostgresPoolLike } from './pool.js';
+import { connectWithin, type PostgresClientLike, type PostgresPoolLike } from './pool.js';
 import { withDeadline } from '../webhooks/registry/shared/contact.js';
 
 export interface LogFollower {
@@ -99,12 +99,7 @@ export class LogReader {
     if (this.#stopped || this.#listener !== undefined) return;
     let client: PostgresClientLike | undefined;
     try {
-      const pool = await this.#pool();
-      const connecting = pool.connect();
-      client = await withDeadline(connecting, this.#timeoutMs, () => {
-        connecting.then((late) => late.release(), () => undefined);
-        return new Error(`no connection within ${this.#timeoutMs} ms`);
-      });
+      client = await connectWithin(await this.#pool(), this.#timeoutMs);
       const opened = client;
       // Kept on the connection after a drop (it may report more errors on its way out), taken off a healthy one at stop().
       opened.on('error', (error) => this.#dropped(opened, error));

@@ -48,11 +48,14 @@ export function checkSchemaName(value: unknown): string {
   return value;
 }
 
-/** A pool of the registry's own, from a connection string: `pg` is loaded here, on first use, never by the entry itself. */
-export async function openPool(connectionString: string): Promise<PostgresPoolLike> {
+/**
+ * A pool of the library's own, from a connection string (or a pool config): `pg` is loaded here, on first use, never
+ * by the entry itself.
+ */
+export async function openPool(connection: string | Record<string, unknown>): Promise<PostgresPoolLike> {
   const pg = await import('pg');
   const Pool = (pg.default ?? pg).Pool;
-  const pool = new Pool({ connectionString }) as unknown as PostgresPoolLike;
+  const pool = new Pool(typeof connection === 'string' ? { connectionString: connection } : connection) as unknown as PostgresPoolLike;
   // An idle connection that drops (a restart) is replaced by the next statement; the registry reports the outage itself.
   pool.on('error', () => undefined);
   return pool;
@@ -71,6 +74,15 @@ class DeadlineError extends Error {
     super(`no answer within ${ms} ms`);
     this.name = 'DeadlineError';
   }
+}
+
+/** A connection of the pool within `timeoutMs`; one that comes after the deadline goes straight back. */
+export function connectWithin(pool: PostgresPoolLike, timeoutMs: number): Promise<PostgresClientLike> {
+  const connecting = pool.connect();
+  return withDeadline(connecting, timeoutMs, () => {
+    connecting.then((late) => late.release(), () => undefined);
+    return new DeadlineError(timeoutMs);
+  });
 }
 
 export type Transaction = (sql: string, values?: unknown[]) => Promise<QueryResultLike>;
@@ -120,13 +132,7 @@ export class PostgresLink {
     if (this.#closed) throw new WebhookError('REGISTRY_UNAVAILABLE', 'The PostgreSQL webhook registry was closed.');
     let client: PostgresClientLike;
     try {
-      const pool = await this.#pool();
-      const connecting = pool.connect();
-      // A connection that comes after the deadline goes straight back.
-      client = await withDeadline(connecting, timeoutMs, () => {
-        connecting.then((late) => late.release(), () => undefined);
-        return new DeadlineError(timeoutMs);
-      });
+      client = await connectWithin(await this.#pool(), timeoutMs);
     } catch (error) {
       throw isOutage(error) ? unavailable('PostgreSQL', error, doing) : error;
     }

@@ -6,6 +6,7 @@
  */
 import { WebhookError } from '../core/errors.js';
 import type { PostgresLink, Transaction } from './pool.js';
+import { V2 } from './queue-schema.js';
 
 /**
  * Version 1: every table of the registry, its clock, storing a wait (one statement, counting new waits against
@@ -112,7 +113,7 @@ END $$;
 `;
 
 /** The migrations in order: index + 1 is the version each brings the schema to. Never edit one that shipped. */
-export const MIGRATIONS: readonly string[] = [V1];
+export const MIGRATIONS: readonly string[] = [V1, V2];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -14,6 +14,7 @@ export type { WebhookJobData, WebhookJobResult, PackedResponse, ReplyMessage } f
 export type { PackedBinary, PackedItem } from './binary/pack.js';
 export type { BinarySource, BinaryStore, StoredBinary } from './binary/store.js';
 export { redisBinaryStore, type RedisBinaryStoreOptions } from './binary/redis-store.js';
+export { postgresBinaryStore, type PostgresBinaryStoreOptions } from './binary/postgres-store.js';
 export { directoryBinaryStore, type DirectoryBinaryStoreOptions } from './binary/directory-store.js';
 export type { QueueClientLike, QueueConnection, QueueRedisClient } from './connection.js';
 export type { QueueServerOptions, QueueSentinelOptions, QueueTlsOptions } from './connection-forms.js';

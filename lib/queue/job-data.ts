@@ -116,13 +116,32 @@ export function respondedWith(message: Extract<ReplyMessage, { type: 'respond' }
   return open<PackedResponse>(keyring, message.sealed, `respond:${message.jobId}`);
 }
 
+/** What a run's failure says: its message, and the library's code and hint when the failure had them. */
+export interface RunFailure { message: string; code?: string; hint?: string }
+
+/**
+ * A failed run as it crosses pub/sub: sealed, bound to its job, when the queue encrypts job data. The message may
+ * quote what the run read (an executor's own error), so none of it travels readable, the code and hint included.
+ */
+export function failedMessage(jobId: string, failure: RunFailure, keyring: Keyring | undefined): ReplyMessage {
+  if (keyring === undefined) return { jobId, type: 'failed', ...failure };
+  return { jobId, type: 'failed', sealed: seal(keyring, failure, `failed:${jobId}`) };
+}
+
+/** The failure a failed message carries, opened when it is sealed (throws, saying why, when it does not open). */
+export function failedWith(message: Extract<ReplyMessage, { type: 'failed' }>, keyring: Keyring | undefined): RunFailure {
+  if (message.sealed !== undefined) return open<RunFailure>(keyring, message.sealed, `failed:${message.jobId}`);
+  return { message: message.message ?? 'The run failed.', code: message.code, hint: message.hint };
+}
+
 /**
  * Messages on a web instance's reply channel, for one job. With the `encryption` option a `respond` answer travels
- * `sealed`, never as `response` (pub/sub is readable by anyone who may subscribe).
+ * `sealed`, never as `response`, and a failure `sealed`, never as `message`, `code` and `hint` (pub/sub is readable
+ * by anyone who may subscribe).
  */
 export type ReplyMessage =
   | { jobId: string; type: 'respond'; response?: PackedResponse; sealed?: SealedValue }
   /** `stages`: only for a job that asked for them (`stamps`). */
   | { jobId: string; type: 'completed'; result: WebhookJobResult; stages?: WorkerStages }
   /** The run failed for good (no attempts left); `code` is the library's error code when the failure had one. */
-  | { jobId: string; type: 'failed'; message: string; code?: string; hint?: string };
+  | { jobId: string; type: 'failed'; message?: string; code?: string; hint?: string; sealed?: SealedValue };

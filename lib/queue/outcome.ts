@@ -7,7 +7,7 @@ import { relayedFailure } from '../webhooks/run/execute.js';
 import type { ExecutionResult, Item, WebhookRun } from '../core/types.js';
 import { storedRefs, unpackItems } from './binary/pack.js';
 import type { BinaryStore } from './binary/store.js';
-import { unpackResponse, type ReplyMessage, type WebhookJobResult } from './job-data.js';
+import { unpackResponse, type RunFailure, type WebhookJobResult } from './job-data.js';
 import type { ReplyWaiters } from './replies.js';
 import type { WorkerStages } from './stages.js';
 
@@ -58,7 +58,7 @@ export function waitFor(waiters: ReplyWaiters, store: BinaryStore | undefined, r
 }
 
 /** A relayed failure: the library's own codes as they were judged on the worker, anything else as the workflow's failure. */
-function failureOf(message: Extract<ReplyMessage, { type: 'failed' }>): Error {
+function failureOf(message: RunFailure): Error {
   const code = message.code;
   if (code === undefined || code === 'WORKFLOW_FAILED' || !Object.hasOwn(ERROR_CODES, code)) return new Error(message.message);
   return relayedFailure(new WebhookError(message.code as WebhookErrorCode, message.message, { hint: message.hint }));

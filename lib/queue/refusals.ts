@@ -1,9 +1,9 @@
 /**
  * What a call the queue could not store is answered: 503 QUEUE_UNAVAILABLE with the true reason (the caller's
- * deadline ran out; Redis refused or could not be reached, and why; the replicas did not confirm the job), 429
- * TOO_MANY_RUNS for a workflow at its cap (settings.maxQueued), and 500 for data that cannot be serialised. A refusal
- * that came back from Redis in milliseconds is never told as a wait that ran out; Redis's own reply stays in the
- * cause, which the middleware logs.
+ * deadline ran out; Redis or PostgreSQL refused or could not be reached, and why; the replicas did not confirm the
+ * job), 429 TOO_MANY_RUNS for a workflow at its cap (settings.maxQueued), and 500 for data that cannot be
+ * serialised. A refusal that came back from the store in milliseconds is never told as a wait that ran out; the
+ * store's own reply stays in the cause, which the middleware logs.
  */
 import { WebhookError } from '../core/errors.js';
 import { redisFailureReason } from '../redis/failure-reasons.js';
@@ -15,23 +15,39 @@ export function answerWithinMs(options: ResolvedQueueOptions): number {
   return options.enqueueTimeoutMs + (options.replicas > 0 ? options.replicaTimeoutMs : 0);
 }
 
-/** A 503 for a run Redis did not take, `reason` worded to follow "could not be stored: ". */
+/** The store's name in a caller's words. */
+function storeName(options: ResolvedQueueOptions): string {
+  return options.store === 'postgres' ? 'PostgreSQL' : 'Redis';
+}
+
+/** Why PostgreSQL did not take a write, worded to follow "could not be stored: "; its own reply stays in the cause. */
+function postgresFailureReason(error: unknown): string {
+  let code: unknown = (error as { code?: unknown } | null)?.code;
+  for (let cause: unknown = error; code === undefined && cause instanceof Error; cause = cause.cause) code = (cause as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('57P')) return 'PostgreSQL is shutting down or restarting';
+  if (typeof code === 'string' && code.startsWith('53')) return 'PostgreSQL is out of resources (connections, memory or disk)';
+  if (typeof code === 'string' && code === '25006') return 'PostgreSQL is read-only (a standby, or a failover under way)';
+  return 'PostgreSQL could not be reached or refused the write';
+}
+
+/** A 503 for a run the store did not take, `reason` worded to follow "could not be stored: ". */
 function notStored(options: ResolvedQueueOptions, reason: string, cause?: unknown): WebhookError {
   return new WebhookError('QUEUE_UNAVAILABLE', `The run could not be stored: ${reason}. It will not run.`, {
-    hint: 'Try again in a moment; the webhook queue\'s Redis did not take the call.',
+    hint: `Try again in a moment; the webhook queue's ${storeName(options)} did not take the call.`,
     headers: { 'retry-after': String(options.retryAfterSeconds) },
     cause,
   });
 }
 
-/** Not stored: without a cause, the call's deadline ran out; with one, Redis failed, as `cause` says. */
+/** Not stored: without a cause, the call's deadline ran out; with one, the store failed, as `cause` says. */
 export function unavailable(options: ResolvedQueueOptions, cause?: unknown): WebhookError {
-  return notStored(options, cause === undefined ? `Redis did not acknowledge it within ${answerWithinMs(options)} ms` : redisFailureReason(cause), cause);
+  if (cause === undefined) return notStored(options, `${storeName(options)} did not acknowledge it within ${answerWithinMs(options)} ms`);
+  return notStored(options, options.store === 'postgres' ? postgresFailureReason(cause) : redisFailureReason(cause), cause);
 }
 
-/** Not stored: the queue's connection to Redis was not open (Redis down, or not reached yet) until the deadline. */
+/** Not stored: the queue's connection to its store was not open (down, or not reached yet) until the deadline. */
 export function unreachable(options: ResolvedQueueOptions): WebhookError {
-  return notStored(options, `Redis could not be reached within ${answerWithinMs(options)} ms`);
+  return notStored(options, `${storeName(options)} could not be reached within ${answerWithinMs(options)} ms`);
 }
 
 export function tooMany(options: ResolvedQueueOptions, workflowId: string, maxQueued: number): WebhookError {
@@ -56,7 +72,8 @@ export function unconfirmed(options: ResolvedQueueOptions, confirmation: Confirm
  * with its cause; anything else as Redis's 503.
  */
 export function refusalOf(error: unknown, options: ResolvedQueueOptions): WebhookError {
-  if (error instanceof WebhookError) return error;
+  // The PostgreSQL store's statements fail as the registry's would: what counts is why the store failed.
+  if (error instanceof WebhookError && !(options.store === 'postgres' && error.code === 'REGISTRY_UNAVAILABLE')) return error;
   // JSON.stringify's own refusals: too deep (RangeError), a BigInt or a circle (TypeError).
   if (error instanceof RangeError || (error instanceof TypeError && /BigInt|circular|JSON/i.test(error.message))) {
     return new WebhookError('INTERNAL_ERROR', `The call could not be stored as a job: ${error.message}`, { cause: error });

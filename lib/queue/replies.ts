@@ -9,23 +9,24 @@
  * from Redis, nor anything a call's handler does with it, may throw out of a timer: that would end the process.
  */
 import type { Job, Queue } from 'bullmq';
-import type { PackedResponse, ReplyMessage, WebhookJobResult } from './job-data.js';
+import type { PackedResponse, ReplyMessage, RunFailure, WebhookJobResult } from './job-data.js';
 import { stageTime, type WorkerStages } from './stages.js';
 
 /** A `respond()` answer as a waiting call gets it: opened, when it travelled sealed. */
 export interface Responded { jobId: string; type: 'respond'; response: PackedResponse }
 
-/** How stored results and respond messages are read (opened when job data is encrypted); each may throw. */
+/** How stored results, respond and failed messages are read (opened when job data is encrypted); each may throw. */
 export interface ReplyOpeners {
   result(result: WebhookJobResult, jobId: string): WebhookJobResult;
   response(message: Extract<ReplyMessage, { type: 'respond' }>): PackedResponse;
+  failure(message: Extract<ReplyMessage, { type: 'failed' }>): RunFailure;
 }
 
 export interface WaitHandlers {
   respond(message: Responded): void;
   /** `reply`: the worker's stages and when its reply was read, for a job that asked for them (option stageTimes). */
   completed(result: WebhookJobResult, reply?: WorkerStages & { seen: number }): void;
-  failed(message: Extract<ReplyMessage, { type: 'failed' }>): void;
+  failed(failure: RunFailure): void;
 }
 
 interface Waiter {
@@ -124,7 +125,14 @@ export class ReplyWaiters {
       }
       for (const waiter of this.#end(message.jobId)) this.#call(message.jobId, () => { waiter.handlers.completed(result, reply); });
     } else {
-      for (const waiter of this.#end(message.jobId)) this.#call(message.jobId, () => { waiter.handlers.failed(message); });
+      let failure: RunFailure;
+      try {
+        failure = this.#open.failure(message);
+      } catch (error) {
+        this.#report(error, message.jobId);
+        return; // a look at the job answers, or the deadline
+      }
+      for (const waiter of this.#end(message.jobId)) this.#call(message.jobId, () => { waiter.handlers.failed(failure); });
     }
   }
 
@@ -138,7 +146,7 @@ export class ReplyWaiters {
     for (const jobId of [...this.#watches.keys()]) {
       for (const waiter of this.#end(jobId)) {
         this.#call(jobId, () => {
-          waiter.handlers.failed({ jobId, type: 'failed', code: 'SHUTTING_DOWN', message: 'The webhook queue closed before the run answered.' });
+          waiter.handlers.failed({ code: 'SHUTTING_DOWN', message: 'The webhook queue closed before the run answered.' });
         });
       }
     }
@@ -208,7 +216,7 @@ export class ReplyWaiters {
     }
     if (this.#watches.get(jobId) !== watch) return; // answered meanwhile
     if (job === undefined || job === null) {
-      if (watch.seen) for (const waiter of this.#end(jobId)) this.#call(jobId, () => { waiter.handlers.failed({ jobId, type: 'failed', code: 'QUEUE_UNAVAILABLE', message: REMOVED }); });
+      if (watch.seen) for (const waiter of this.#end(jobId)) this.#call(jobId, () => { waiter.handlers.failed({ code: 'QUEUE_UNAVAILABLE', message: REMOVED }); });
       return;
     }
     watch.seen = true;
@@ -227,7 +235,7 @@ export class ReplyWaiters {
     } else if (state === 'failed') {
       // A job that is retried waits (delayed) in between: failed is its end, attempts used up or not to be retried.
       const message = typeof job.failedReason === 'string' ? job.failedReason : 'The run failed.';
-      for (const waiter of this.#end(jobId)) this.#call(jobId, () => { waiter.handlers.failed({ jobId, type: 'failed', message }); });
+      for (const waiter of this.#end(jobId)) this.#call(jobId, () => { waiter.handlers.failed({ message }); });
     }
   }
 }

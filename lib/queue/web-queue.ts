@@ -11,7 +11,7 @@ import type { ExecutionResult, WebhookRun } from '../core/types.js';
 import { storedRefs } from './binary/pack.js';
 import { handOff, type Connected, type EnqueueContext } from './enqueue.js';
 import { emitter } from './events.js';
-import { jobItem, openResult, respondedWith, type WebhookJobData, type WebhookJobResult } from './job-data.js';
+import { failedWith, jobItem, openResult, respondedWith, type WebhookJobData, type WebhookJobResult } from './job-data.js';
 import type { Keyring } from './sealing.js';
 import { resolveQueueOptions, type WebhookQueueOptions } from './options.js';
 import { ReplyWaiters } from './replies.js';
@@ -82,6 +82,7 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
     waiters = new ReplyWaiters(bull, 1000, {
       result: (result, jobId) => openResult(result, resolved.keyring, jobId),
       response: (message) => respondedWith(message, resolved.keyring),
+      failure: (message) => failedWith(message, resolved.keyring),
     }, (error, jobId) => {
       resolved.logger.error({ jobId, err: errorFields(error) }, 'webhook queue: a waiting call could not be answered from its job; its deadline answers it');
     });

@@ -1,7 +1,7 @@
 /**
  * `createWebhookWorker()`: runs the host's ordinary executor for each job, in this process or another. A failed run
  * is retried with backoff; a run whose worker died is taken up again by another worker (BullMQ's stalled-job
- * recovery); a workflow's `settings.concurrency` holds across all workers through leases in Redis.
+ * recovery); a workflow's `settings.concurrency` holds across all workers through leases in the queue's store.
  */
 import { DelayedError, UnrecoverableError, type Job, type Worker } from 'bullmq';
 import { toWebhookError, WebhookError } from '../core/errors.js';
@@ -11,7 +11,7 @@ import { errorFields } from '../core/logger.js';
 import type { ExecutionResult, TriggerItem } from '../core/types.js';
 import { packItems, storedRefs, unpackItems } from './binary/pack.js';
 import { emitter } from './events.js';
-import { jobItem, packResponse, respondMessage, sealResult, type ReplyMessage, type WebhookJobData, type WebhookJobResult } from './job-data.js';
+import { failedMessage, jobItem, packResponse, respondMessage, sealResult, type ReplyMessage, type WebhookJobData, type WebhookJobResult } from './job-data.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WebhookWorkerOptions } from './options.js';
 import { warnIfPrefixWrapped } from './prefix.js';
 import type { QueueStoreLink } from './store/contract.js';
@@ -165,7 +165,7 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
   const taken = data.stamps === true ? stageTime() : 0;
   if (await wasRefused(context, data)) {
     context.emit({ type: 'skipped', reason: 'refused', jobId, callId: data.callId, workflowId: data.workflowId, nodeName: data.nodeName, mode: data.mode });
-    options.logger.warn({ jobId, callId: data.callId, workflowId: data.workflowId }, 'queued run not run: Redis stored it only after its caller had been answered 503');
+    options.logger.warn({ jobId, callId: data.callId, workflowId: data.workflowId }, 'queued run not run: the queue\'s store kept it only after its caller had been answered 503');
     await removeItemFiles(options, data, jobId).catch(() => undefined);
     if (data.tracked === true) await link.releaseSlot(data.workflowId, jobId, true).catch(() => undefined);
     return { items: [], refused: true };
@@ -244,7 +244,7 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
         // Only the library's own judgement of a result travels as a code (as in process, whatever the executor
         // throws is the workflow's failure, WORKFLOW_FAILED).
         const judged = judging && failure instanceof WebhookError;
-        reply({ jobId, type: 'failed', message: failure.message, ...(judged ? { code: failure.code, hint: failure.hint } : {}) });
+        reply(failedMessage(jobId, { message: failure.message, ...(judged ? { code: failure.code, hint: failure.hint } : {}) }, options.keyring));
       } else {
         context.emit({ type: 'retried', ...where, attempt: attempt + 1 });
       }

@@ -1,6 +1,6 @@
 /**
- * `npm run start:queue` for real: example-app/queue-mode.ts starts its own redis-server, two worker processes and
- * the web instance on a free port. A call is answered from a worker, a report's status comes from its job,
+ * `npm run start:queue` for real: example-app/queue-mode.ts starts its own redis-server (or, with DATABASE_URL, uses
+ * that PostgreSQL and no Redis), two worker processes and the web instance on a free port. A call is answered from a worker, a report's status comes from its job,
  * an approval suspended on a worker is resumed through the queue, bull-board shows the jobs, and Ctrl-C stops it
  * all in order and quietly. Ctrl-C in a terminal is SIGINT to the whole foreground process group, so the example runs
  * in a group of its own here and the signal goes to the group, as a terminal sends it.
@@ -9,17 +9,26 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { REDIS } from '../support/redis-server.js';
+import { POSTGRES, PostgresServer } from '../support/postgres-server.js';
 import { freeListenPorts } from '../support/listen-ports.js';
 import { findService, markNotRun } from '../support/services.js';
 import { alive } from '../support/alive.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-if (findService(REDIS) === undefined) {
-  markNotRun('npm run start:queue', REDIS);
-} else {
-  describe('npm run start:queue', function () {
+const STORES = [
+  { name: 'with a redis-server of its own', service: REDIS, postgres: false },
+  { name: 'on PostgreSQL (DATABASE_URL), with no Redis', service: POSTGRES, postgres: true },
+] as const;
+
+for (const store of STORES) {
+  if (findService(store.service) === undefined) {
+    markNotRun(`npm run start:queue ${store.name}`, store.service);
+    continue;
+  }
+  describe(`npm run start:queue ${store.name}`, function () {
     this.timeout(60_000);
+    let database: PostgresServer | undefined;
     let child: ChildProcess;
     let stdout = '';
     let stderr = '';
@@ -27,12 +36,14 @@ if (findService(REDIS) === undefined) {
     let base = '';
 
     before(async () => {
+      database = store.postgres ? await PostgresServer.start() : undefined;
       const port = await freeListenPorts(1);
       base = `http://127.0.0.1:${port}`;
       // The same command as the script, without npm in between, in a process group of its own. A report takes 2 s
       // (ten steps): long enough to be under way on a worker when Ctrl-C comes.
       child = spawn(process.execPath, ['--conditions=workflow-webhooks-source', '--import', 'tsx', 'example-app/queue-mode.ts'], {
-        cwd: root, env: { ...process.env, PORT: String(port), REPORT_STEP_MS: '200' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+        cwd: root, env: { ...process.env, PORT: String(port), REPORT_STEP_MS: '200', ...(database === undefined ? {} : { DATABASE_URL: database.url }) },
+        stdio: ['ignore', 'pipe', 'pipe'], detached: true,
       });
       child.stdout?.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
       child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
@@ -52,6 +63,7 @@ if (findService(REDIS) === undefined) {
       for (const group of groups) {
         try { process.kill(-group, 'SIGKILL'); } catch { /* gone */ }
       }
+      await database?.stop();
     });
 
     it('answers a call from a worker process', async () => {
@@ -94,7 +106,7 @@ if (findService(REDIS) === undefined) {
       expect(queues[0]?.counts.completed).to.be.at.least(2);
     });
 
-    it('stops on Ctrl-C in order, web instance, workers, then redis-server, with no error line', async () => {
+    it(`stops on Ctrl-C in order, web instance, then workers${store.postgres ? '' : ', then redis-server'}, with no error line`, async () => {
       const pids = [...stdout.matchAll(/pids (\d+), (\d+)/g)].flatMap((match) => [Number(match[1]), Number(match[2])]);
       expect(pids).to.have.length(2);
       // A run under way on a worker: it must finish against a Redis that is still there.
@@ -111,10 +123,14 @@ if (findService(REDIS) === undefined) {
       expect(out.filter((line) => /error|fail|ECONNREFUSED/i.test(line))).to.deep.equal([]);
       // Each step says when it is done, in the order it was taken; redis-server is stopped by the example, last.
       const at = (line: string): number => out.indexOf(line);
-      expect(out).to.include.members(['web instance closed', 'worker 1 closed', 'worker 2 closed', 'redis-server stopped']);
+      expect(out).to.include.members(['web instance closed', 'worker 1 closed', 'worker 2 closed']);
       expect(at('web instance closed')).to.be.below(Math.min(at('worker 1 closed'), at('worker 2 closed')));
-      expect(Math.max(at('worker 1 closed'), at('worker 2 closed'))).to.be.below(at('redis-server stopped'));
       for (const pid of pids) expect(alive(pid), `worker ${pid}`).to.equal(false);
+      if (store.postgres) {
+        expect(out.some((line) => /redis/i.test(line))).to.equal(false);
+        return;
+      }
+      expect(Math.max(at('worker 1 closed'), at('worker 2 closed'))).to.be.below(at('redis-server stopped'));
       const redisPort = /redis:\/\/127\.0\.0\.1:(\d+)/.exec(stdout)?.[1];
       const probe = await fetch(`http://127.0.0.1:${redisPort}`).then(() => 'answered', (error: Error) => String((error.cause as { code?: string } | undefined)?.code));
       expect(probe).to.equal('ECONNREFUSED');

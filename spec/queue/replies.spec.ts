@@ -34,7 +34,7 @@ function handlers(overrides: Partial<WaitHandlers> = {}): WaitHandlers & { resul
 }
 
 /** Results as they were stored (no encryption). */
-const same: ReplyOpeners = { result: (result) => result, response: (message) => message.response as PackedResponse };
+const same: ReplyOpeners = { result: (result) => result, response: (message) => message.response as PackedResponse, failure: (message) => ({ message: message.message as string }) };
 
 async function until(probe: () => boolean): Promise<void> {
   for (let tries = 0; !probe(); tries += 1) {

@@ -1,7 +1,7 @@
 /**
  * What the `encryption` option seals beyond the job's item and result: a sealed item opens only in the job it was
  * sealed for (moved into another job, or its job pointed at another workflow, the job fails), `respond()` answers
- * cross Redis pub/sub sealed, and an idempotent call's body fingerprint is a keyed HMAC, not a hash anyone can
+ * and a failed run's message cross Redis pub/sub sealed, and an idempotent call's body fingerprint is a keyed HMAC, not a hash anyone can
  * match by trying bodies.
  */
 import { expect } from 'chai';
@@ -73,6 +73,37 @@ if (findService(REDIS) === undefined) {
         await eventually(() => published.some((message) => message.includes('"respond"')));
         for (const message of published) expect(message).to.not.include(SECRET);
         expect(published.find((message) => message.includes('"respond"'))).to.include('"sealed"');
+      } finally {
+        subscriber.destroy();
+      }
+    });
+
+    it('sends a failed run\'s message, code and hint over Redis pub/sub sealed, and the waiting caller still gets the error', async () => {
+      const published: string[] = [];
+      const subscriber = setup.redis.duplicate();
+      subscriber.on('error', () => undefined);
+      await subscriber.connect();
+      await subscriber.pSubscribe('*', (message) => { published.push(message); });
+      try {
+        const queue = setup.queue({ encryption, attempts: 1 });
+        // The executor's own error quotes what it read; a result the library judges fails with its code and hint.
+        setup.worker(async (run) => {
+          const { body } = run.items[0]?.json as { body: { judged?: boolean } };
+          if (body.judged === true) return { items: [{ json: { account: SECRET } }, 'not an item'] } as never;
+          throw new Error(`declined for ${SECRET}`);
+        }, { encryption });
+        const app = setup.app(await registryOf({ responseMode: 'lastNode' }), queue);
+        const thrown = await request(app).post(`${BASE}/webhook/in`).send({}).expect(500);
+        expect(thrown.body.code).to.equal('WORKFLOW_FAILED');
+        // The library's code and hint reach the caller only as the worker judged them: opened from the sealed reply.
+        const judged = await request(app).post(`${BASE}/webhook/in`).send({ judged: true }).expect(500);
+        expect(judged.body).to.include({ code: 'WORKFLOW_INVALID_RESULT', message: 'Output item 1 of the workflow is not { json: object }.' });
+        await eventually(() => published.filter((message) => message.includes('"failed"')).length === 2);
+        const failed = published.filter((message) => message.includes('"failed"'));
+        for (const message of failed) {
+          expect(Object.keys(JSON.parse(message) as object).sort()).to.deep.equal(['jobId', 'sealed', 'type']);
+          for (const clear of [SECRET, 'declined', 'WORKFLOW_INVALID_RESULT', 'Output item', 'Each item must']) expect(message).to.not.include(clear);
+        }
       } finally {
         subscriber.destroy();
       }

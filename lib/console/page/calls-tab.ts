@@ -1,7 +1,8 @@
 /**
  * The Recent calls section: the calls the console kept, newest first, and each new one as it is answered (the
  * `call` event), with its status, duration, workflow, error code and call id (the id a caller quotes in a support
- * request, selectable as text). Filtered by text, or to errors only.
+ * request, selectable as text); a call its payload schema refused lists where it did not match and what was expected.
+ * Filtered by text, or to errors only.
  */
 import type { CallListing, CallRecord } from '../protocol.js';
 import { errorText } from './api.js';
@@ -20,13 +21,21 @@ function callRow(call: CallRecord): HTMLTableRowElement {
     h('td', { class: 'status', title: call.status === undefined ? 'No answer went out: the caller hung up.' : undefined }, call.status === undefined ? '—' : String(call.status)),
     h('td', { class: 'duration' }, duration(call.durationMs)),
     h('td', {}, workflow === undefined ? '—' : h('span', { class: 'workflow-name' }, workflow), call.nodeName === undefined ? null : h('span', { class: 'sub' }, call.nodeName)),
-    h('td', { class: 'code', title: call.message }, call.code ?? ''),
+    h('td', { class: 'code', title: call.message }, call.code ?? '', payloadErrors(call)),
     h('td', { class: 'instance' }, call.instance ?? ''),
     h('td', {}, h('code', { class: 'call-id' }, call.callId)));
 }
 
+/** PAYLOAD_INVALID: each place the call did not match its schema and what was expected there (the server never sends the values). */
+function payloadErrors(call: CallRecord): HTMLUListElement | null {
+  if (call.errors === undefined || call.errors.length === 0) return null;
+  return h('ul', { class: 'payload-errors', 'aria-label': 'Where the payload did not match its schema' },
+    ...call.errors.map((error) => h('li', {}, h('code', {}, error.path), ` ${error.message}`)));
+}
+
 function searchText(call: CallRecord): string {
-  return [call.method, call.path, call.route, call.status, call.workflowName, call.workflowId, call.nodeName, call.code, call.message, call.instance, call.callId, call.mode]
+  return [call.method, call.path, call.route, call.status, call.workflowName, call.workflowId, call.nodeName, call.code, call.message, call.instance, call.callId, call.mode,
+    ...(call.errors ?? []).map((error) => `${error.path} ${error.message}`)]
     .filter((part) => part !== undefined).join('\n').toLowerCase();
 }
 

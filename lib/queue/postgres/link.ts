@@ -1,12 +1,166 @@
 /**
- * Queue mode's store on PostgreSQL: not in this build yet. A PostgreSQL connection is recognised and refused when
- * the queue or worker opens it, with the reason.
+ * Queue mode's store on PostgreSQL: BullMQ on its PostgreSQL backend for the jobs, and beside it, on a pool of the
+ * library's (the host's own `pg.Pool` when it gave one), the functions of admission and concurrency slots, the marks
+ * of refused calls, the reply channel (LISTEN/NOTIFY) and the binary store's table, in the library's schema. Loaded
+ * only for a PostgreSQL connection, so `pg` never reaches a Redis user.
  */
+import { assertSchemaCompatibility, createPostgresBackend, runMigrations, withBackend, type Queue, type Worker } from 'bullmq';
+import { checkSchema, migrateSchema } from '../../postgres/schema.js';
+import { openPool, PostgresLink, type PostgresPoolLike, type QueryResultLike } from '../../postgres/pool.js';
+import { withDeadline } from '../../webhooks/registry/shared/contact.js';
+import type { QueuePostgresConfig, QueuePostgresPool } from '../connection-forms.js';
+import type { WebhookJobData, WebhookJobResult } from '../job-data.js';
 import type { ResolvedShared } from '../options.js';
-import type { OpeningLink } from '../store/contract.js';
+import type { Admission, OpeningLink, QueueStoreLink } from '../store/contract.js';
+import { publishReply, ReplyListener, replyChannelOf } from './replies.js';
+import { QueueSweeper } from './sweeper.js';
 
-export function openPostgresLink(_options: ResolvedShared, _web: boolean): OpeningLink {
-  const link = Promise.reject(new Error('workflow-webhooks/queue: queue mode on PostgreSQL is not in this build yet.'));
-  link.catch(() => undefined);
-  return { link, close: () => undefined };
+/** Every statement of an admission, a slot or a reply answers within this, or the call is refused in time. */
+export const STATEMENT_DEADLINE_MS = 5000;
+const MIGRATION_DEADLINE_MS = 30_000;
+/** BullMQ's own options in a pool config, which node-postgres does not take. */
+const BULLMQ_KEYS = ['schema', 'migrate', 'skipMigrations', 'skipVersionCheck'];
+const ADMISSIONS = new Set<Admission>(['duplicate', 'retake', 'mismatch', 'pending', 'full', 'ok']);
+
+type Given = string | QueuePostgresPool | QueuePostgresConfig;
+
+function isPool(given: Given): given is QueuePostgresPool {
+  return typeof given === 'object' && typeof (given as { connect?: unknown }).connect === 'function';
+}
+
+/** What BullMQ is given: the host's pool as it is, or the URL or config, migrating BullMQ's schema when asked. */
+function bullConnection(given: Given, migrate: boolean): unknown {
+  if (isPool(given)) return given;
+  if (typeof given === 'string') return { connectionString: given, migrate };
+  return given.migrate === undefined && given.skipMigrations === undefined ? { ...given, migrate } : given;
+}
+
+/** Our pool's config: the URL, or the config without BullMQ's options. */
+function ownPoolConfig(given: string | QueuePostgresConfig): string | Record<string, unknown> {
+  if (typeof given === 'string') return given;
+  return Object.fromEntries(Object.entries(given).filter(([key]) => !BULLMQ_KEYS.includes(key)));
+}
+
+/** BullMQ's schema: a pool config's `schema`, else BullMQ's default. */
+function bullSchemaOf(given: Given): string {
+  return typeof given === 'object' && !isPool(given) && typeof given.schema === 'string' ? given.schema : 'bullmq';
+}
+
+/** A failure of ours reads as the queue's, not the registry's: its message and cause, without the registry's code. */
+function asQueueError(error: unknown): Error {
+  const cause = (error as { cause?: unknown } | null)?.cause ?? error;
+  return new Error(error instanceof Error ? error.message : String(error), { cause });
+}
+
+/**
+ * Opens the web side's (`web` true) or a worker's link to PostgreSQL. `clock` gives the times the limits are kept by
+ * (the callers' clocks, as on Redis).
+ */
+export function openPostgresLink(options: ResolvedShared, web: boolean, clock: () => number = Date.now): OpeningLink {
+  const given = (options.connection as { postgres: Given }).postgres;
+  let closed = false;
+  let pool: Promise<PostgresPoolLike> | undefined;
+  let listener: ReplyListener | undefined;
+  let sweeper: QueueSweeper | undefined;
+  const ownsPool = !isPool(given);
+  let closing: Promise<void> | undefined;
+  // No pool is opened once closing began: it would be left open behind the close.
+  const poolOf = (): Promise<PostgresPoolLike> => (closing !== undefined && pool === undefined ? Promise.reject(new Error('closed'))
+    : (pool ??= isPool(given) ? Promise.resolve(given as unknown as PostgresPoolLike) : openPool(ownPoolConfig(given))));
+  const statements = new PostgresLink(poolOf, STATEMENT_DEADLINE_MS);
+  const schema = options.schema;
+  const bullSchema = bullSchemaOf(given);
+  const scope = `${bullSchema}:${options.name}`;
+  const who = web ? 'createWebhookQueue' : 'createWebhookWorker';
+  const report = (doing: string) => (error: unknown): void => {
+    options.logger.warn({ err: error }, `${who}: PostgreSQL failed while ${doing}`);
+  };
+  const run = (sql: string, values: unknown[], doing: string): Promise<QueryResultLike> =>
+    statements.query(sql, values, doing).catch((error: unknown) => { throw asQueueError(error); });
+  // Once only, however many ways it is asked for (the opening closed, then the link): a pool ended twice throws.
+  const closeAll = (): Promise<void> => (closing ??= (async () => {
+    sweeper?.stop();
+    await listener?.stop();
+    statements.close();
+    if (ownsPool && pool !== undefined) await pool.then((opened) => opened.end(), () => undefined);
+  })());
+
+  const link = (async (): Promise<QueueStoreLink> => {
+    if (options.migrate) await migrateSchema(statements, schema);
+    else await checkSchema(statements, schema);
+    await bullSchemaReady(await poolOf(), bullSchema, options.migrate);
+    if (closed) throw new Error('closed');
+    listener = new ReplyListener(poolOf, (sql, values) => run(sql, values, 'reading a reply'), schema, STATEMENT_DEADLINE_MS, report('listening for replies'));
+    sweeper = new QueueSweeper(statements, schema, clock, report('removing expired rows'));
+    sweeper.start();
+    const { Queue: PostgresQueue, Worker: PostgresWorker } = withBackend(createPostgresBackend);
+    const connection = (): never => bullConnection(given, options.migrate) as never;
+    return {
+      kind: 'postgres',
+      newQueue: () => new PostgresQueue<WebhookJobData, WebhookJobResult>(options.name, { connection: connection() }) as unknown as Queue<WebhookJobData, WebhookJobResult>,
+      newWorker: (processor, settings) => new PostgresWorker<WebhookJobData, WebhookJobResult>(options.name, processor, {
+        connection: connection(), ...settings,
+      }) as unknown as Worker<WebhookJobData, WebhookJobResult>,
+      async admit(request) {
+        const maxQueued = request.maxQueued === undefined ? -1 : Math.min(request.maxQueued, Number.MAX_SAFE_INTEGER);
+        const found = await run(`SELECT ${schema}.queue_admit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS admission`, [
+          bullSchema, scope, options.name, request.jobId, request.workflowId, clock(), maxQueued, request.track,
+          request.staleMs, request.fingerprint ?? '', request.storeId, request.claimMs,
+        ], 'admitting a call');
+        const admission = found.rows[0]?.admission as Admission;
+        if (!ADMISSIONS.has(admission)) throw new Error(`PostgreSQL answered the admission with ${String(admission)}`);
+        return admission;
+      },
+      unclaim: (jobId, storeId) => run(`DELETE FROM ${schema}.queue_claims WHERE scope = $1 AND job_id = $2 AND store_id = $3`,
+        [scope, jobId, storeId], 'giving up a claim').then(() => undefined, report('giving up a claim')),
+      async acquireSlot(workflowId, jobId, limit, leaseMs) {
+        const now = clock();
+        const found = await run(`SELECT ${schema}.queue_acquire($1, $2, $3, $4, $5, $6) AS taken`,
+          [scope, workflowId, jobId, now, now + leaseMs, Math.min(limit, Number.MAX_SAFE_INTEGER)], 'taking a concurrency slot');
+        return found.rows[0]?.taken === true;
+      },
+      releaseSlot: (workflowId, jobId, ended) => run(`WITH running AS (DELETE FROM ${schema}.queue_running WHERE scope = $1 AND workflow_id = $2 AND job_id = $3)
+        DELETE FROM ${schema}.queue_unfinished WHERE $4 AND scope = $1 AND workflow_id = $2 AND job_id = $3`,
+      [scope, workflowId, jobId, ended], 'freeing a concurrency slot').then(() => undefined),
+      markRefused(storeId, ttlMs) {
+        void run(`INSERT INTO ${schema}.queue_refused VALUES ($1, $2, $3) ON CONFLICT (scope, store_id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
+          [scope, storeId, clock() + ttlMs], 'marking a refused call').catch(report('marking a refused call'));
+      },
+      wasRefused: async (storeId) => (await run(`SELECT EXISTS (SELECT 1 FROM ${schema}.queue_refused WHERE scope = $1 AND store_id = $2 AND expires_at > $3) AS refused`,
+        [scope, storeId, clock()], 'reading a refusal mark')).rows[0]?.refused === true,
+      replyChannel: (instanceId) => replyChannelOf(scope, instanceId),
+      listen: (channel, message, resumed) => (listener as ReplyListener).listen(channel, message, resumed),
+      publish: (channel, message) => publishReply((sql, values) => run(sql, values, 'sending a reply'), schema, channel, message, clock()),
+      binaryHost: { kind: 'postgres', query: (sql, values) => run(sql, values, 'storing a file'), schema, queue: scope },
+      // The `replicas` option is refused on PostgreSQL at the factory: synchronous replication is the server's setting.
+      confirmReplicas: undefined,
+      close: closeAll,
+    };
+  })();
+  link.catch(() => void closeAll());
+  return {
+    link,
+    close: () => {
+      closed = true;
+      void closeAll();
+    },
+  };
+}
+
+/** BullMQ's tables exist before the first admission reads its job table: migrated here when asked, else checked. */
+async function bullSchemaReady(pool: PostgresPoolLike, bullSchema: string, migrate: boolean): Promise<void> {
+  const connecting = pool.connect();
+  const client = await withDeadline(connecting, STATEMENT_DEADLINE_MS, () => {
+    connecting.then((late) => late.release(), () => undefined);
+    return new Error(`no PostgreSQL connection within ${STATEMENT_DEADLINE_MS} ms`);
+  });
+  try {
+    // A migration may wait for another process's: it gets the migrations' longer deadline.
+    const work = migrate ? runMigrations(client as never, bullSchema) : assertSchemaCompatibility(client as never, bullSchema);
+    await withDeadline(work, MIGRATION_DEADLINE_MS, () => new Error(`BullMQ's schema "${bullSchema}" was not ready within ${MIGRATION_DEADLINE_MS} ms`));
+    client.release();
+  } catch (error) {
+    client.release(error instanceof Error ? error : true);
+    throw error;
+  }
 }

@@ -1,9 +1,11 @@
 /**
- * The console's Listen in real Chromium with a payload schema: a test call the schema refuses is shown on the listen
- * with each place and what was expected there (never the value sent), while it goes on listening.
+ * The console in real Chromium with a payload schema: a test call the schema refuses is shown on the listen with
+ * each place and what was expected there (never the value sent), while it goes on listening; and Recent calls lists
+ * a refused call's places as text, a property name that looks like markup included.
  */
 import { expect } from 'chai';
 import type { WorkflowWebhooks } from '../../../lib/index.js';
+import { WEBHOOK_BASE } from '../../support/console-app.js';
 import { describeConsoleInChromium } from '../../support/console-browser.js';
 import { ORDER_JSON_SCHEMA } from '../../support/payload-schemas.js';
 
@@ -13,7 +15,7 @@ const CHECKED: WorkflowWebhooks = {
   schemas: { Order: { body: ORDER_JSON_SCHEMA } },
 };
 
-describeConsoleInChromium('the console shows a test call its payload schema refused (Chromium)', 40_000, (session) => {
+describeConsoleInChromium('the console shows calls their payload schema refused (Chromium)', 40_000, (session) => {
   it('lists where the call did not match and what was expected, and keeps listening', async () => {
     const { page, errors } = await session.open('#listen/checked');
     await page.getByRole('button', { name: 'Listen for test event' }).click();
@@ -27,6 +29,32 @@ describeConsoleInChromium('the console shows a test call its payload schema refu
     const text = await note.textContent();
     expect(text).to.include('422 PAYLOAD_INVALID').and.to.include('/body/name').and.to.include('must be integer').and.not.to.include('sk_live_secret');
     expect(await page.getByText('Listening for a test event').count()).to.equal(1);
+    expect(errors).to.deep.equal([]);
+  });
+
+  it('lists in Recent calls where a refused call did not match and what was expected, as text, never its values', async () => {
+    await session.app.registry.activate({
+      workflowId: 'counts', nodes: [{ name: 'Counts', parameters: { path: 'counts', httpMethod: 'POST' } }],
+      schemas: { Counts: { body: { type: 'object', required: ['qty'], properties: { qty: { type: 'integer' } }, additionalProperties: { type: 'integer' } } } },
+    });
+    const { page, errors } = await session.open('#calls');
+    await page.locator('.live').getByText('Live').waitFor();
+    const markup = '<img src=x onerror="window.__pwned=1">';
+    const answer = await fetch(`${session.app.origin}${WEBHOOK_BASE}/webhook/counts`, {
+      method: 'POST', body: JSON.stringify({ qty: 'sk_live_secret', [markup]: 'x' }), headers: { 'content-type': 'application/json', 'x-request-id': 'call-refused-1' },
+    });
+    expect(answer.status).to.equal(422);
+    const row = page.locator('tr.call[data-call-id="call-refused-1"]');
+    await row.waitFor();
+    expect(await row.locator('.code .payload-errors li').allTextContents()).to.deep.equal([
+      `/body/${markup} must be integer`, '/body/qty must be integer',
+    ]);
+    expect(await row.locator('img').count()).to.equal(0);
+    expect(await page.evaluate('typeof window.__pwned')).to.equal('undefined');
+    // The filter finds a call by the place it did not match.
+    await page.getByLabel('Filter calls').fill('/body/qty');
+    expect(await row.isVisible()).to.equal(true);
+    expect(await page.content()).to.not.include('sk_live_secret');
     expect(errors).to.deep.equal([]);
   });
 }, () => ({ console: { workflows: new Map([[CHECKED.workflowId, CHECKED]]) } }));

@@ -1,10 +1,10 @@
-import { createServer, type IncomingMessage } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { expect } from 'chai';
 import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry, type WebhookMiddlewareOptions, type WebhookRun } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
 import { workflow } from '../../support/workflows.js';
+import { listen, pipelined } from '../../support/raw-http.js';
 import { baseUrlResolver, hostAllowed } from '../../../lib/webhooks/request/host.js';
 import { WebhookError } from '../../../lib/core/errors.js';
 
@@ -189,33 +189,24 @@ describe('the names a call may address (allowedHosts) and the address a run is g
  * answer, and repeated X-Forwarded-Host lines reach it as Node joins them.
  */
 describe('the address a run is given on a real node:http server, calls pipelined on one connection', () => {
-  async function pipelined(options: WebhookMiddlewareOptions, heads: string[]): Promise<{ status: number; webhookUrl?: unknown; code?: unknown }[]> {
+  /** Each answer's status and, from its JSON body, the run's address or the refusal's code. */
+  async function answersTo(options: WebhookMiddlewareOptions, heads: string[]): Promise<{ status: number; webhookUrl?: unknown; code?: unknown }[]> {
     const registry = new MemoryWebhookRegistry();
     await registry.activate(workflow('wf', { path: 'orders', httpMethod: 'GET', responseMode: 'lastNode' }));
     const middleware = createWebhookMiddleware(registry, (run) => ({ items: [{ json: { webhookUrl: run.items[0]?.json.webhookUrl } }] }), {
       logger: { error: () => undefined, warn: () => undefined }, ...options,
     });
-    const server = createServer((req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); }));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const running = await listen((req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); }));
     try {
-      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
-      let received = '';
-      socket.on('data', (chunk: Buffer) => { received += chunk.toString('utf8'); });
-      socket.write(heads.map((head, index) => `GET /webhook/orders HTTP/1.1\r\n${head}${index === heads.length - 1 ? 'Connection: close\r\n' : ''}\r\n`).join(''));
-      await new Promise((resolve) => socket.on('close', resolve));
-      // Each answer's status and JSON body, without the chunked framing a lastNode answer may have.
-      return received.split(/(?=HTTP\/1\.1 )/).map((answer) => {
-        const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4).replace(/^[0-9a-f]+\r\n|\r\n0\r\n\r\n$/g, '')) as { webhookUrl?: unknown; code?: unknown };
-        return { status: Number(answer.slice(9, 12)), ...body };
-      });
+      const answers = await pipelined(running.port, heads.map((head) => `GET /webhook/orders HTTP/1.1\r\n${head}\r\n`));
+      return answers.map((answer) => ({ status: answer.status, ...answer.body }));
     } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await running.close();
     }
   }
 
   it('answers each pipelined call by its own Host, in order, and refuses the one outside allowedHosts', async () => {
-    const answers = await pipelined({ allowedHosts: ['a.example', 'b.example'] },
+    const answers = await answersTo({ allowedHosts: ['a.example', 'b.example'] },
       ['Host: a.example\r\n', 'Host: a.example\r\n', 'Host: b.example\r\n', 'Host: evil.example\r\n', 'Host: a.example\r\n']);
     expect(answers.map((answer) => answer.status)).to.deep.equal([200, 200, 200, 421, 200]);
     expect(answers.map((answer) => answer.webhookUrl ?? answer.code)).to.deep.equal([
@@ -224,7 +215,7 @@ describe('the address a run is given on a real node:http server, calls pipelined
   });
 
   it('takes the outermost trusted proxy\'s entry from X-Forwarded-Host sent on several lines, for each pipelined call', async () => {
-    const answers = await pipelined({ proxyHops: 2 }, [
+    const answers = await answersTo({ proxyHops: 2 }, [
       'Host: internal\r\nX-Forwarded-Host: spoofed.example, api.example.com\r\nX-Forwarded-Host: edge.internal\r\nX-Forwarded-Proto: https, http\r\n',
       'Host: internal\r\nX-Forwarded-Host: other.example.com\r\nX-Forwarded-Host: edge.internal\r\n',
     ]);

@@ -1,10 +1,10 @@
-import { createServer, type IncomingMessage } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { expect } from 'chai';
 import request from 'supertest';
 import { createWebhookMiddleware, MemoryWebhookRegistry } from '../../../lib/index.js';
 import { BASE, HOSTS } from '../../support/apps.js';
 import { recordingExecutor, workflow } from '../../support/workflows.js';
+import { listen, pipelined } from '../../support/raw-http.js';
 import { prefixEnd, readRequestTarget, requestMountPath, type Prefixes } from '../../../lib/webhooks/request/target.js';
 
 for (const host of HOSTS) {
@@ -105,25 +105,18 @@ describe('reading the request target on a real node:http server, requests pipeli
     const middleware = createWebhookMiddleware(registry, (run) => ({ items: [{ json: { params: run.items[0]?.json.params, query: run.items[0]?.json.query } }] }), {
       publicUrl: 'https://hooks.example.com',
     });
-    const server = createServer((req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); }));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const running = await listen((req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); }));
     try {
-      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
-      let received = '';
-      socket.on('data', (chunk: Buffer) => { received += chunk.toString('utf8'); });
-      const get = (target: string, last = false): string => `GET ${target} HTTP/1.1\r\nHost: x\r\n${last ? 'Connection: close\r\n' : ''}\r\n`;
-      socket.write(get('/webhook/orders/1?page=2') + get('/WEBHOOK/orders/two%20words?tag=a&tag=b') + get('/webhook/orders/3', true));
-      await new Promise((resolve) => socket.on('close', resolve));
-      // Each answer's JSON body, without the chunked framing a lastNode answer may have.
-      const bodies = received.split(/(?=HTTP\/1\.1 )/).map((answer) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4).replace(/^[0-9a-f]+\r\n|\r\n0\r\n\r\n$/g, '')) as unknown);
+      const get = (target: string): string => `GET ${target} HTTP/1.1\r\nHost: x\r\n\r\n`;
+      const answers = await pipelined(running.port, [get('/webhook/orders/1?page=2'), get('/WEBHOOK/orders/two%20words?tag=a&tag=b'), get('/webhook/orders/3')]);
+      const bodies = answers.map((answer) => answer.body);
       expect(bodies).to.deep.equal([
         { params: { id: '1' }, query: { page: '2' } },
         { params: { id: 'two words' }, query: { tag: ['a', 'b'] } },
         { params: { id: '3' }, query: {} },
       ]);
     } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await running.close();
     }
   });
 });

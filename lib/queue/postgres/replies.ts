@@ -1,0 +1,161 @@
+/**
+ * The reply channel of queue mode on PostgreSQL: NOTIFY carries a message to the web instance that waits for it, on a
+ * channel per instance; a message too large for a notification (PostgreSQL takes under 8000 bytes) is stored in a
+ * row, and the notification carries its id, in the same statement, so the row and its notification commit together.
+ * The listener holds one connection of the pool for LISTEN, replaces it when it drops, and says so (`resumed`), since
+ * what was sent meanwhile is lost.
+ */
+import { createHash } from 'node:crypto';
+import { withDeadline } from '../../webhooks/registry/shared/contact.js';
+import { connectWithin, type PostgresClientLike, type PostgresPoolLike } from '../../postgres/pool.js';
+
+/** Largest message sent inside its notification, in bytes (PostgreSQL's limit is 8000, channel name aside). */
+export const INLINE_REPLY_BYTES = 7000;
+/** How long a stored reply waits to be read: a listener that went away never reads it. */
+const STORED_REPLY_MS = 10 * 60_000;
+const RETRY_MS = [50, 100, 250, 500, 1000, 2000];
+
+/** A message in its notification starts with `=`; one stored in a row is `#` and the row's id. */
+const INLINE = '=';
+const STORED = '#';
+
+/** A channel name that is always a valid identifier, whatever the instance id holds: a digest of scope and id. */
+export function replyChannelOf(scope: string, instanceId: string): string {
+  return `ww_reply_${createHash('sha256').update(`${scope}\n${instanceId}`).digest('hex').slice(0, 40)}`;
+}
+
+export type RunStatement = (sql: string, values: unknown[]) => Promise<{ rows: Array<Record<string, unknown>> }>;
+
+/** One statement: the notification, with the message in it or in a row of its own. */
+export async function publishReply(query: RunStatement, schema: string, channel: string, message: string, now: number): Promise<void> {
+  if (Buffer.byteLength(message) <= INLINE_REPLY_BYTES) {
+    await query('SELECT pg_notify($1, $2)', [channel, INLINE + message]);
+    return;
+  }
+  await query(`WITH stored AS (INSERT INTO ${schema}.queue_replies (message, expires_at) VALUES ($2, $3) RETURNING reply_id)
+    SELECT pg_notify($1, '${STORED}' || reply_id) FROM stored`, [channel, message, now + STORED_REPLY_MS]);
+}
+
+interface Subscription {
+  message(text: string): void;
+  resumed(): void;
+}
+
+export class ReplyListener {
+  readonly #pool: () => Promise<PostgresPoolLike>;
+  readonly #query: RunStatement;
+  readonly #schema: string;
+  readonly #timeoutMs: number;
+  readonly #report: (error: unknown) => void;
+  readonly #channels = new Map<string, Subscription>();
+  readonly #gone = new WeakSet<PostgresClientLike>();
+  #client: PostgresClientLike | undefined;
+  #opening: Promise<void> | undefined;
+  #failures = 0;
+  #lost = false;
+  #stopped = false;
+  /** Messages are handed on in the order their notifications came, a stored one once it is read. */
+  #order: Promise<void> = Promise.resolve();
+
+  constructor(pool: () => Promise<PostgresPoolLike>, query: RunStatement, schema: string, timeoutMs: number, report: (error: unknown) => void) {
+    this.#pool = pool;
+    this.#query = query;
+    this.#schema = schema;
+    this.#timeoutMs = timeoutMs;
+    this.#report = report;
+  }
+
+  /** Resolves once the channel is heard. */
+  async listen(channel: string, message: (text: string) => void, resumed: () => void): Promise<void> {
+    this.#channels.set(channel, { message, resumed });
+    if (this.#client === undefined) {
+      await (this.#opening ??= this.#open().finally(() => { this.#opening = undefined; }));
+      if (this.#client === undefined) throw new Error('the PostgreSQL connection for replies could not be opened');
+      return;
+    }
+    await withDeadline(this.#client.query(`LISTEN ${channel}`), this.#timeoutMs, () => new Error(`LISTEN unanswered within ${this.#timeoutMs} ms`));
+  }
+
+  readonly #onNotification = (note: { channel: string; payload?: string }): void => {
+    const subscription = this.#channels.get(note.channel);
+    const payload = note.payload ?? '';
+    if (subscription === undefined) return;
+    const text = payload.startsWith(STORED) ? this.#take(payload.slice(1)) : Promise.resolve(payload.slice(1));
+    this.#order = this.#order.then(async () => {
+      const message = await text.catch((error: unknown) => { this.#report(error); return undefined; });
+      // A stored message that could not be read is lost as a whole: the waiting call looks at its job.
+      if (message !== undefined) subscription.message(message);
+    });
+  };
+
+  async #take(id: string): Promise<string | undefined> {
+    if (!/^\d{1,19}$/.test(id)) return undefined;
+    const found = await this.#query(`DELETE FROM ${this.#schema}.queue_replies WHERE reply_id = $1 RETURNING message`, [id]);
+    const message = found.rows[0]?.message;
+    return typeof message === 'string' ? message : undefined;
+  }
+
+  /** Opens the LISTEN connection (again, after a drop) and listens on every channel. */
+  async #open(): Promise<void> {
+    let client: PostgresClientLike | undefined;
+    try {
+      client = await connectWithin(await this.#pool(), this.#timeoutMs);
+      const opened = client;
+      opened.on('error', (error) => this.#dropped(opened, error));
+      opened.on('notification', this.#onNotification);
+      for (const channel of this.#channels.keys()) {
+        await withDeadline(opened.query(`LISTEN ${channel}`), this.#timeoutMs, () => new Error(`LISTEN unanswered within ${this.#timeoutMs} ms`));
+      }
+      if (this.#gone.has(opened)) return;
+      if (this.#stopped) {
+        this.#release(opened, new Error('the reply listener stopped'));
+        return;
+      }
+      this.#client = opened;
+      this.#failures = 0;
+      if (this.#lost) {
+        this.#lost = false;
+        for (const subscription of this.#channels.values()) subscription.resumed();
+      }
+    } catch (error) {
+      if (client !== undefined) this.#dropped(client, error);
+      else this.#retry(error);
+    }
+  }
+
+  #dropped(client: PostgresClientLike, error: unknown): void {
+    if (this.#gone.has(client)) return;
+    if (this.#client === client) this.#client = undefined;
+    this.#release(client, error instanceof Error ? error : new Error(String(error)));
+    this.#retry(error);
+  }
+
+  #release(client: PostgresClientLike, error: Error): void {
+    this.#gone.add(client);
+    client.removeListener('notification', this.#onNotification as () => void);
+    try {
+      // Released with an error, so the pool closes it rather than lending it on still listening.
+      client.release(error);
+    } catch {
+      // Released already.
+    }
+  }
+
+  #retry(error: unknown): void {
+    if (this.#stopped) return;
+    this.#lost = true;
+    this.#report(error);
+    const delay = RETRY_MS[Math.min(this.#failures, RETRY_MS.length - 1)] as number;
+    this.#failures += 1;
+    setTimeout(() => { this.#opening ??= this.#open().finally(() => { this.#opening = undefined; }); }, delay).unref();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#opening;
+    const client = this.#client;
+    this.#client = undefined;
+    if (client !== undefined && !this.#gone.has(client)) this.#release(client, new Error('the reply listener stopped'));
+    await this.#order;
+  }
+}
