@@ -3,9 +3,9 @@ import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
 import request from 'supertest';
 import { MemoryWebhookRegistry } from 'workflow-webhooks';
-import { directoryBinaryStore, redisBinaryStore, type BinaryStore, type QueuedWebhookRun } from 'workflow-webhooks/queue';
+import { directoryBinaryStore, postgresBinaryStore, redisBinaryStore, type BinaryStore, type QueuedWebhookRun } from 'workflow-webhooks/queue';
 import { BASE, eventually } from '../support/queue/setup.js';
-import { queueStores } from '../support/queue/stores.js';
+import { queueStores, type PostgresSide } from '../support/queue/stores.js';
 import { filesUnder, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const sha = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
@@ -49,23 +49,27 @@ for (const store of queueStores('queue mode: binary data')) {
     /**
      * The store's own binary store (files kept in Redis, or in PostgreSQL), and what it holds of the current queue.
      */
-    const inStore = onRedis !== undefined
+    const inStore: { make(maxBytes?: number): BinaryStore; left(): Promise<number> } = onRedis !== undefined
       ? {
         make: (maxBytes?: number) => redisBinaryStore(maxBytes === undefined ? {} : { maxBytes }),
         left: async () => (await onRedis.send(['KEYS', `${onRedis.prefix}:${onRedis.name}:wh:binary:*`]) as string[]).length,
       }
-      : undefined;
+      : {
+        make: (maxBytes?: number) => postgresBinaryStore(maxBytes === undefined ? {} : { maxBytes }),
+        // The library's tables of files and their rows, under the queue's scope (BullMQ's schema and the queue name).
+        left: async () => Number((await (onPostgres as PostgresSide).query<{ rows: string }>(`SELECT
+          (SELECT count(*) FROM workflow_webhooks.queue_files WHERE scope = $1) + (SELECT count(*) FROM workflow_webhooks.queue_file_chunks WHERE scope = $1) AS rows`,
+        [`bullmq:${setup.name}`]))[0]?.rows),
+      };
 
-    if (inStore !== undefined) {
-      it('hands the worker a 3 MiB file through the store, byte for byte, and removes it from the store once run', async () => {
-        const { app, hashes } = await serve(inStore.make());
-        const data = randomBytes(3 * 1024 * 1024);
-        await request(app).post(`${BASE}/webhook/upload`).attach('file', data, 'mid.bin').expect(200);
-        await eventually(() => hashes.has('mid.bin'));
-        expect(hashes.get('mid.bin')).to.equal(sha(data));
-        await eventually(async () => await inStore.left() === 0);
-      });
-    }
+    it('hands the worker a 3 MiB file through the store, byte for byte, and removes it from the store once run', async () => {
+      const { app, hashes } = await serve(inStore.make());
+      const data = randomBytes(3 * 1024 * 1024);
+      await request(app).post(`${BASE}/webhook/upload`).attach('file', data, 'mid.bin').expect(200);
+      await eventually(() => hashes.has('mid.bin'));
+      expect(hashes.get('mid.bin')).to.equal(sha(data));
+      await eventually(async () => await inStore.left() === 0);
+    });
 
     // Refusals and the shared directory depend on no topology of Redis: once on Redis, and on PostgreSQL.
     if (store.name === 'one redis-server' || onPostgres !== undefined) {
@@ -108,7 +112,7 @@ for (const store of queueStores('queue mode: binary data')) {
 
     }
 
-    if (inStore !== undefined && (store.name === 'one redis-server' || onPostgres !== undefined)) {
+    if (store.name === 'one redis-server' || onPostgres !== undefined) {
       it('refuses a file larger than the store takes with 413, before storing anything', async () => {
         const { app } = await serve(inStore.make(2 * 1024 * 1024));
         const res = await request(app).post(`${BASE}/webhook/upload`).attach('file', randomBytes(3 * 1024 * 1024), 'big.bin').expect(413);
