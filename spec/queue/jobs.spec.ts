@@ -262,6 +262,8 @@ for (const store of queueStores('queue mode: jobs')) {
           onWorkflowError: (error) => failures.push(error.code),
           logger: { error: (_fields, message) => logged.push(String(message)), warn: () => undefined },
         });
+        // Connected first: the caller hangs up while its run goes on, not while its job is being stored (the case above).
+        await queue.ready();
         const gaveUp = await request(app).post(`${BASE}/webhook/job`).timeout(100).send({}).then(() => false, () => true);
         expect(gaveUp).to.equal(true);
         await eventually(() => finished);
