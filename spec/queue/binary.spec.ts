@@ -3,46 +3,38 @@ import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
 import request from 'supertest';
 import { MemoryWebhookRegistry } from 'workflow-webhooks';
-import { directoryBinaryStore, redisBinaryStore, type BinaryStore, type QueuedWebhookRun } from 'workflow-webhooks/queue';
-import { BASE, eventually, queueSetup } from '../support/queue/setup.js';
-import { REDIS } from '../support/redis-server.js';
-import { TOPOLOGIES, type RunningTopology } from '../support/redis/topologies.js';
-import { findService, markNotRun } from '../support/services.js';
+import { directoryBinaryStore, postgresBinaryStore, redisBinaryStore, type BinaryStore, type QueuedWebhookRun } from 'workflow-webhooks/queue';
+import { BASE, eventually } from '../support/queue/setup.js';
+import { queueStores, type PostgresSide } from '../support/queue/stores.js';
 import { filesUnder, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const sha = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
 
 /** Uploads reach the worker byte for byte, inline or through a store, and leave nothing behind once run. */
-if (findService(REDIS) === undefined) {
-  markNotRun('queue mode: binary data', REDIS);
-} else {
-  for (const starter of TOPOLOGIES) describe(`queue mode: binary data on ${starter.name}`, function () {
+for (const store of queueStores('queue mode: binary data')) {
+  describe(`queue mode: binary data on ${store.name}`, function () {
     this.timeout(60_000);
-    let topology: RunningTopology;
     let dir: TempDir;
-    before(async () => { topology = await starter.start() as RunningTopology; });
-    after(async () => { await topology.stop(); });
+    const setup = store.setup();
+    const { onRedis, onPostgres } = setup;
     beforeEach(() => { dir = makeTempDir(); });
     afterEach(() => { dir.remove(); });
-    const setup = queueSetup(() => topology);
 
     /** Serves an upload webhook whose worker hashes every file it gets; resolves the hashes by file name. */
-    async function serve(store: BinaryStore | undefined) {
+    async function serve(binaryStore: BinaryStore | undefined) {
       const hashes = new Map<string, string>();
       const registry = new MemoryWebhookRegistry();
       await registry.activate({ workflowId: 'files', nodes: [{ name: 'Webhook', parameters: { path: 'upload', httpMethod: 'POST' } }] });
-      const queue = setup.queue({ binaryStore: store });
+      const queue = setup.queue({ binaryStore });
       setup.worker(async (run: QueuedWebhookRun) => {
         for (const entry of Object.values(run.items[0]?.binary ?? {})) {
           hashes.set(entry.fileName as string, sha(entry.data ?? await readFile(entry.path as string)));
         }
         return { items: [] };
-      }, { binaryStore: store });
+      }, { binaryStore });
       const app = setup.app(registry, queue, { uploads: { tempDir: `${dir.path}/uploads`, memoryThreshold: 64 * 1024 } });
       return { app, hashes, queue };
     }
-
-    const redisKeys = async (): Promise<string[]> => setup.send(['KEYS', `${setup.prefix}:${setup.name}:wh:binary:*`]) as Promise<string[]>;
 
     it('hands the worker a 500 KiB file inside the job, byte for byte, and leaves no temp file on the web instance', async () => {
       const { app, hashes } = await serve(undefined);
@@ -54,17 +46,33 @@ if (findService(REDIS) === undefined) {
       await eventually(() => filesUnder(`${dir.path}/uploads`).length === 0, 2000);
     });
 
-    it('hands the worker a 3 MiB file through Redis, byte for byte, and removes it from Redis once run', async () => {
-      const { app, hashes } = await serve(redisBinaryStore());
+    /**
+     * The store's own binary store (files kept in Redis, or in PostgreSQL), and what it holds of the current queue.
+     */
+    const inStore: { make(maxBytes?: number): BinaryStore; left(): Promise<number> } = onRedis !== undefined
+      ? {
+        make: (maxBytes?: number) => redisBinaryStore(maxBytes === undefined ? {} : { maxBytes }),
+        left: async () => (await onRedis.send(['KEYS', `${onRedis.prefix}:${onRedis.name}:wh:binary:*`]) as string[]).length,
+      }
+      : {
+        make: (maxBytes?: number) => postgresBinaryStore(maxBytes === undefined ? {} : { maxBytes }),
+        // The library's tables of files and their rows, under the queue's scope (BullMQ's schema and the queue name).
+        left: async () => Number((await (onPostgres as PostgresSide).query<{ rows: string }>(`SELECT
+          (SELECT count(*) FROM workflow_webhooks.queue_files WHERE scope = $1) + (SELECT count(*) FROM workflow_webhooks.queue_file_chunks WHERE scope = $1) AS rows`,
+        [`bullmq:${setup.name}`]))[0]?.rows),
+      };
+
+    it('hands the worker a 3 MiB file through the store, byte for byte, and removes it from the store once run', async () => {
+      const { app, hashes } = await serve(inStore.make());
       const data = randomBytes(3 * 1024 * 1024);
       await request(app).post(`${BASE}/webhook/upload`).attach('file', data, 'mid.bin').expect(200);
       await eventually(() => hashes.has('mid.bin'));
       expect(hashes.get('mid.bin')).to.equal(sha(data));
-      await eventually(async () => (await redisKeys()).length === 0);
+      await eventually(async () => await inStore.left() === 0);
     });
 
-    // Refusals and the shared directory depend on nothing Redis does: once, not per topology.
-    if (starter.name === 'one redis-server') {
+    // Refusals and the shared directory depend on no topology of Redis: once on Redis, and on PostgreSQL.
+    if (store.name === 'one redis-server' || onPostgres !== undefined) {
       it('hands the worker a 50 MiB file through a shared directory, byte for byte, and empties the directory once run', async () => {
         const shared = `${dir.path}/shared`;
         const { app, hashes } = await serve(directoryBinaryStore({ directory: shared }));
@@ -102,11 +110,14 @@ if (findService(REDIS) === undefined) {
         expect(await queue.bullQueue.getJobCounts()).to.include({ waiting: 0, active: 0, completed: 0 });
       });
 
+    }
+
+    if (store.name === 'one redis-server' || onPostgres !== undefined) {
       it('refuses a file larger than the store takes with 413, before storing anything', async () => {
-        const { app } = await serve(redisBinaryStore({ maxBytes: 2 * 1024 * 1024 }));
+        const { app } = await serve(inStore.make(2 * 1024 * 1024));
         const res = await request(app).post(`${BASE}/webhook/upload`).attach('file', randomBytes(3 * 1024 * 1024), 'big.bin').expect(413);
         expect(res.body.message).to.include('maxBytes (2097152)');
-        expect(await redisKeys()).to.deep.equal([]);
+        expect(await inStore.left()).to.equal(0);
       });
     }
   });

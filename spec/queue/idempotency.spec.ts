@@ -2,23 +2,16 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { MemoryWebhookRegistry, type WebhookEvent, type WebhookNodeParameters, type WorkflowSettings } from 'workflow-webhooks';
 import type { QueuedWebhookRun } from 'workflow-webhooks/queue';
-import { BASE, eventually, queueSetup } from '../support/queue/setup.js';
-import { REDIS } from '../support/redis-server.js';
-import { TOPOLOGIES, type RunningTopology } from '../support/redis/topologies.js';
+import { BASE, eventually } from '../support/queue/setup.js';
+import { queueStores } from '../support/queue/stores.js';
 import { queueDrained } from '../support/queue-drained.js';
-import { findService, markNotRun } from '../support/services.js';
 import { credentialOf, signedHeaders } from '../support/signers.js';
 
 /** A sender's retry of a call already stored runs once and is answered as the first call was. */
-if (findService(REDIS) === undefined) {
-  markNotRun('queue mode: repeated deliveries', REDIS);
-} else {
-  for (const starter of TOPOLOGIES) describe(`queue mode: repeated deliveries on ${starter.name}`, function () {
+for (const store of queueStores('queue mode: repeated deliveries')) {
+  describe(`queue mode: repeated deliveries on ${store.name}`, function () {
     this.timeout(20_000);
-    let topology: RunningTopology;
-    before(async () => { topology = await starter.start() as RunningTopology; });
-    after(async () => { await topology.stop(); });
-    const setup = queueSetup(() => topology);
+    const setup = store.setup();
 
     async function serve(parameters: Partial<WebhookNodeParameters>, settings?: WorkflowSettings) {
       const runs: QueuedWebhookRun[] = [];

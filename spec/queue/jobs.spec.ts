@@ -2,23 +2,19 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { MemoryWebhookRegistry, type WebhookNodeParameters } from 'workflow-webhooks';
 import type { WebhookWorkerEvent } from 'workflow-webhooks/queue';
-import { BASE, eventually, queueSetup } from '../support/queue/setup.js';
-import { freePort, REDIS } from '../support/redis-server.js';
-import { TOPOLOGIES, type RunningTopology } from '../support/redis/topologies.js';
+import { BASE, eventually, type QueueSetup } from '../support/queue/setup.js';
+import { queueStores } from '../support/queue/stores.js';
+import { freePort } from '../support/redis-server.js';
 import { queueDrained } from '../support/queue-drained.js';
-import { findService, markNotRun } from '../support/services.js';
 
-/** Runs as jobs: retried, kept when out of attempts, run again on demand, readable, and refused when Redis is away. */
-if (findService(REDIS) === undefined) {
-  markNotRun('queue mode: jobs', REDIS);
-} else {
-  for (const starter of TOPOLOGIES) describe(`queue mode: jobs on ${starter.name}`, function () {
+/** Runs as jobs: retried, kept when out of attempts, run again on demand, readable, and refused when the store is away. */
+for (const store of queueStores('queue mode: jobs')) {
+  describe(`queue mode: jobs on ${store.name}`, function () {
     this.timeout(20_000);
-    const single = starter.name === 'one redis-server';
-    let topology: RunningTopology;
-    before(async () => { topology = await starter.start() as RunningTopology; });
-    after(async () => { await topology.stop(); });
-    const setup = queueSetup(() => topology);
+    const setup = store.setup();
+    const { onRedis, onPostgres } = setup;
+    // What depends on no topology of Redis: once on Redis (one redis-server) and once on PostgreSQL.
+    const once = store.name === 'one redis-server' || onPostgres !== undefined;
 
     async function registryWith(parameters: Partial<WebhookNodeParameters> = {}): Promise<MemoryWebhookRegistry> {
       const registry = new MemoryWebhookRegistry();
@@ -89,7 +85,7 @@ if (findService(REDIS) === undefined) {
       expect(result.status === 'received' && result.output?.items).to.deep.equal([{ json: { mode: 'test', ran: 'on a worker' } }]);
     });
 
-    it('answers a responseNode caller from respond() while its run still goes on: the answer travels by pub/sub, not by a look at the ended job', async () => {
+    it('answers a responseNode caller from respond() while its run still goes on: the answer travels as a message, not by a look at the ended job', async () => {
       let release = (): void => undefined;
       const held = new Promise<void>((resolve) => { release = resolve; });
       let ended = false;
@@ -109,8 +105,7 @@ if (findService(REDIS) === undefined) {
       }
     });
 
-    // What depends on one redis-server (paused, unreachable) or on nothing Redis does: once, not per topology.
-    if (single) {
+    if (once) {
       it('ends an attempt whose run ignores run.signal past maxRunMs, freeing the worker for the next job, and does not run it again', async () => {
         const started: string[] = [];
         const events: string[] = [];
@@ -146,13 +141,15 @@ if (findService(REDIS) === undefined) {
           expect(res.body.code).to.equal('WORKFLOW_INVALID_RESULT');
           expect(res.body.message).to.match(/cannot be stored as JSON/);
           expect(events).to.deep.equal(['failed final=true']);
+          // The caller can be answered before the job is marked failed: read it once it is listed.
+          await eventually(async () => (await queue.failed()).length === 1);
           const [failed] = await queue.failed();
           expect(failed?.failedReason).to.match(/cannot be stored as JSON/);
           expect(runs).to.equal(1);
         });
       }
 
-      it('answers a call whose item cannot be stored as a job 500 INTERNAL_ERROR with the reason, not 503 as if Redis were away', async () => {
+      it('answers a call whose item cannot be stored as a job 500 INTERNAL_ERROR with the reason, not 503 as if the store were away', async () => {
         const registry = await registryWith({ responseMode: 'onReceived' });
         let runs = 0;
         setup.worker(async () => { runs += 1; return { items: [] }; });
@@ -165,26 +162,37 @@ if (findService(REDIS) === undefined) {
         await eventually(() => runs === 1);
       });
 
-      it('answers 503 QUEUE_UNAVAILABLE with Retry-After when Redis cannot be reached, saying so, never 200', async () => {
-        const queue = setup.queue({ connection: `redis://127.0.0.1:${await freePort()}`, enqueueTimeoutMs: 300 });
+      it('answers 503 QUEUE_UNAVAILABLE with Retry-After when the store cannot be reached, saying so, never 200', async () => {
+        const nobody = onRedis !== undefined ? `redis://127.0.0.1:${await freePort()}` : `postgres://postgres@127.0.0.1:${await freePort()}/postgres`;
+        const queue = setup.queue({ connection: nobody, enqueueTimeoutMs: 300 });
         const res = await request(setup.app(await registryWith(), queue)).post(`${BASE}/webhook/job`).send({}).expect(503);
         expect(res.body.code).to.equal('QUEUE_UNAVAILABLE');
         expect(res.headers['retry-after']).to.equal('5');
-        expect(res.body.message).to.equal('The run could not be stored: Redis could not be reached within 300 ms. It will not run.');
+        // node-redis keeps trying until the deadline; node-postgres is refused at once and says so.
+        expect(res.body.message).to.equal(onRedis !== undefined ? 'The run could not be stored: Redis could not be reached within 300 ms. It will not run.'
+          : 'The run could not be stored: PostgreSQL could not be reached or refused the write. It will not run.');
       });
+    }
 
-      it('answers 503 QUEUE_UNAVAILABLE saying Redis did not acknowledge the job in time when Redis is paused past the enqueue timeout', async () => {
+    /** Runs `during` while the store takes no job: a paused redis-server, or PostgreSQL's job table locked. */
+    async function stalled<T>(during: () => Promise<T>): Promise<T> {
+      if (onPostgres !== undefined) return onPostgres.locked(['bullmq.job'], during);
+      (onRedis as QueueSetup).server.pause();
+      try {
+        return await during();
+      } finally {
+        (onRedis as QueueSetup).server.resume();
+      }
+    }
+
+    if (once) {
+      it('answers 503 QUEUE_UNAVAILABLE saying the store did not acknowledge the job in time when it stalls past the enqueue timeout', async () => {
         const queue = setup.queue({ enqueueTimeoutMs: 300 });
         const app = setup.app(await registryWith(), queue);
         await queue.ready();
-        setup.server.pause();
-        try {
-          const res = await request(app).post(`${BASE}/webhook/job`).send({});
-          expect([res.status, res.body.code, res.body.message]).to.deep.equal([503, 'QUEUE_UNAVAILABLE',
-            'The run could not be stored: Redis did not acknowledge it within 300 ms. It will not run.']);
-        } finally {
-          setup.server.resume();
-        }
+        const res = await stalled(() => request(app).post(`${BASE}/webhook/job`).send({}));
+        expect([res.status, res.body.code, res.body.message]).to.deep.equal([503, 'QUEUE_UNAVAILABLE',
+          `The run could not be stored: ${onRedis !== undefined ? 'Redis' : 'PostgreSQL'} did not acknowledge it within 300 ms. It will not run.`]);
       });
 
       it('survives a lastNode caller that hangs up while its job is still being stored', async () => {
@@ -196,24 +204,50 @@ if (findService(REDIS) === undefined) {
           setup.worker(async () => ({ items: [{ json: { ok: true } }] }));
           const app = setup.app(await registryWith({ responseMode: 'lastNode' }), queue);
           await queue.ready();
-          setup.server.pause();
-          // The caller gives up while Redis holds the job: the run's signal is aborted before the job is stored.
-          const gaveUp = await request(app).post(`${BASE}/webhook/job`).timeout(300).send({}).then(() => false, () => true);
-          await new Promise((resolve) => setTimeout(resolve, 1700));
-          setup.server.resume();
+          // The caller gives up while the store holds the job: the run's signal is aborted before the job is stored.
+          const gaveUp = await stalled(async () => {
+            const hungUp = await request(app).post(`${BASE}/webhook/job`).timeout(300).send({}).then(() => false, () => true);
+            await new Promise((resolve) => setTimeout(resolve, 1700));
+            return hungUp;
+          });
           expect(gaveUp).to.equal(true);
-          // The late job is stored and run once Redis is back, and the enqueue settles with it: wait for that, then for
-          // the turn on which Node reports a rejection nobody handled.
+          // The late job is stored and run once the store is back, and the enqueue settles with it: wait for that, then
+          // for the turn on which Node reports a rejection nobody handled.
           await queueDrained(queue);
           await new Promise((resolve) => setImmediate(resolve));
           expect(unhandled).to.deep.equal([]);
           expect((await request(app).post(`${BASE}/webhook/job`).send({}).expect(200)).body).to.deep.equal({ ok: true });
         } finally {
-          setup.server.resume();
           process.removeListener('unhandledRejection', collect);
         }
       });
+    }
 
+    if (onPostgres !== undefined) {
+      it('answers 503 QUEUE_UNAVAILABLE with Retry-After while the database is down, never 200, and stores calls again once it is back', async function () {
+        this.timeout(60_000);
+        let runs = 0;
+        const queue = setup.queue({ enqueueTimeoutMs: 1000 });
+        const worker = setup.worker(async () => { runs += 1; return { items: [] }; });
+        const app = setup.app(await registryWith(), queue);
+        await Promise.all([queue.ready(), worker.ready()]);
+        await onPostgres.server.stopImmediately();
+        try {
+          const res = await request(app).post(`${BASE}/webhook/job`).send({});
+          expect([res.status, res.body.code, res.headers['retry-after']]).to.deep.equal([503, 'QUEUE_UNAVAILABLE', '5']);
+          expect(res.body.message).to.match(/^The run could not be stored: .*PostgreSQL.* It will not run\.$/);
+        } finally {
+          await onPostgres.server.startAgain();
+        }
+        // Retried until the pools have reconnected: each refusal is a call that must never run, the first 200 one that must.
+        await eventually(async () => (await request(app).post(`${BASE}/webhook/job`).send({})).status === 200, 40_000);
+        await eventually(() => runs === 1, 15_000);
+        await queueDrained(queue);
+        expect(runs, 'only the call answered 200 runs').to.equal(1);
+      });
+    }
+
+    if (once) {
       it('lets a run go on when its lastNode caller hangs up, without reporting a workflow failure', async () => {
         const failures: string[] = [];
         let finished = false;
@@ -228,6 +262,8 @@ if (findService(REDIS) === undefined) {
           onWorkflowError: (error) => failures.push(error.code),
           logger: { error: (_fields, message) => logged.push(String(message)), warn: () => undefined },
         });
+        // Connected first: the caller hangs up while its run goes on, not while its job is being stored (the case above).
+        await queue.ready();
         const gaveUp = await request(app).post(`${BASE}/webhook/job`).timeout(100).send({}).then(() => false, () => true);
         expect(gaveUp).to.equal(true);
         await eventually(() => finished);

@@ -1,21 +1,14 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { MemoryWebhookRegistry, type WorkflowSettings } from 'workflow-webhooks';
-import { BASE, eventually, queueSetup } from '../support/queue/setup.js';
-import { REDIS } from '../support/redis-server.js';
-import { TOPOLOGIES, type RunningTopology } from '../support/redis/topologies.js';
-import { findService, markNotRun } from '../support/services.js';
+import { BASE, eventually } from '../support/queue/setup.js';
+import { queueStores } from '../support/queue/stores.js';
 
 /** A workflow's settings.concurrency and maxQueued hold across every worker of the queue. */
-if (findService(REDIS) === undefined) {
-  markNotRun('queue mode: per-workflow limits', REDIS);
-} else {
-  for (const starter of TOPOLOGIES) describe(`queue mode: per-workflow limits on ${starter.name}`, function () {
+for (const store of queueStores('queue mode: per-workflow limits')) {
+  describe(`queue mode: per-workflow limits on ${store.name}`, function () {
     this.timeout(30_000);
-    let topology: RunningTopology;
-    before(async () => { topology = await starter.start() as RunningTopology; });
-    after(async () => { await topology.stop(); });
-    const setup = queueSetup(() => topology);
+    const setup = store.setup();
 
     async function activated(settings: WorkflowSettings): Promise<MemoryWebhookRegistry> {
       const registry = new MemoryWebhookRegistry();
@@ -38,7 +31,7 @@ if (findService(REDIS) === undefined) {
       const queue = setup.queue();
       const workers = Array.from({ length: 3 }, () => setup.worker(executor, { concurrency: 5 }));
       const app = setup.app(await activated({ concurrency: 2 }), queue);
-      // Connected first: what is measured is the limit across workers, not how fast a Sentinel client finds its master.
+      // Connected first: what is measured is the limit across workers, not how fast a client finds its server.
       await Promise.all([queue.ready(), ...workers.map((worker) => worker.ready())]);
       const calls = Array.from({ length: 20 }, (_, i) => request(app).post(`${BASE}/webhook/work`).send({ i }));
       for (const res of await Promise.all(calls)) expect(res.status, JSON.stringify(res.body)).to.equal(200);

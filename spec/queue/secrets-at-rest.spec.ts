@@ -1,7 +1,7 @@
 /**
- * What a reader of Redis sees of a queued call: never the credential the webhook's own guard checked, and with the
- * `encryption` option nothing of the call at all (headers, body, result), while workers and waiting callers work
- * as before, keys rotate, and a worker without the key says so.
+ * What a reader of the store (Redis's keys, PostgreSQL's rows) sees of a queued call: never the credential the
+ * webhook's own guard checked, and with the `encryption` option nothing of the call at all (headers, body, result),
+ * while workers and waiting callers work as before, keys rotate, and a worker without the key says so.
  */
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
@@ -9,9 +9,8 @@ import request from 'supertest';
 import { MemoryWebhookRegistry, type WebhookNodeParameters } from 'workflow-webhooks';
 import type { QueuedWebhookRun, WebhookWorkerEvent } from 'workflow-webhooks/queue';
 import { queueDrained } from '../support/queue-drained.js';
-import { BASE, eventually, queueSetup, type QueueSetup } from '../support/queue/setup.js';
-import { RedisServer, REDIS } from '../support/redis-server.js';
-import { findService, markNotRun } from '../support/services.js';
+import { BASE, eventually, type QueueSetup } from '../support/queue/setup.js';
+import { QUEUE_STORES, queueStores, type PostgresSide } from '../support/queue/stores.js';
 
 const CHECKED = 'partner-secret-7f3a9c';
 const BEARER = 'eyJhbGciOiJIUzI1NiJ9.bearer-token-value';
@@ -34,15 +33,32 @@ async function redisText(setup: QueueSetup): Promise<string> {
   return parts.join('\n');
 }
 
-if (findService(REDIS) === undefined) {
-  markNotRun('queue mode: what Redis keeps of a call', REDIS);
-} else {
-  describe('queue mode: what Redis keeps of a call', function () {
+/** Every row of every table outside PostgreSQL's own schemas (BullMQ's jobs, the library's tables), one text each. */
+async function postgresRows(postgres: PostgresSide): Promise<string[]> {
+  const tables = await postgres.query<{ name: string }>(`SELECT format('%I.%I', table_schema, table_name) AS name FROM information_schema.tables
+    WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`);
+  const rows: string[] = [];
+  for (const { name } of tables) rows.push(...(await postgres.query<{ row: string }>(`SELECT t::text AS row FROM ${name} t`)).map(({ row }) => `${name} ${row}`));
+  return rows;
+}
+
+// What is stored does not depend on Redis's topology: one redis-server, and PostgreSQL.
+const STORES = QUEUE_STORES.filter((store) => store.name === 'one redis-server' || store.name === 'PostgreSQL');
+
+for (const store of queueStores('queue mode: what the store keeps of a call', STORES)) {
+  describe(`queue mode: what the store keeps of a call on ${store.name}`, function () {
     this.timeout(20_000);
-    let server: RedisServer;
-    before(async () => { server = await RedisServer.start() as RedisServer; });
-    after(async () => { await server.stop(); });
-    const setup = queueSetup(() => server);
+    const setup = store.setup();
+    const { onRedis, onPostgres } = setup;
+    // The rows there were before the test: PostgreSQL keeps every test's rows in the same tables; only new ones count.
+    let earlier = new Set<string>();
+    beforeEach(async () => { earlier = new Set(onPostgres === undefined ? [] : await postgresRows(onPostgres)); });
+
+    /** What the store holds of the current test's queue, as text. */
+    async function storedText(): Promise<string> {
+      if (onRedis !== undefined) return redisText(onRedis);
+      return (await postgresRows(onPostgres as PostgresSide)).filter((row) => !earlier.has(row)).join('\n');
+    }
 
     async function guarded(parameters: Partial<WebhookNodeParameters> = {}) {
       const registry = new MemoryWebhookRegistry();
@@ -66,16 +82,18 @@ if (findService(REDIS) === undefined) {
       expect(seen[0]).to.not.have.property('x-authentication');
       expect(seen[0]).to.include({ authorization: `Bearer ${BEARER}`, cookie: COOKIE });
       expect(JSON.stringify(answer.body)).to.not.include(CHECKED);
-      expect(await redisText(setup)).to.not.include(CHECKED);
+      const text = await storedText();
+      expect(text, 'the look reaches the stored job').to.include(BODY_MARK);
+      expect(text).to.not.include(CHECKED);
     });
 
-    it('keeps nothing of the call readable in Redis with the encryption option, and runs and answers as without it', async () => {
+    it('keeps nothing of the call readable in the store with the encryption option, and runs and answers as without it', async () => {
       const encryption = { currentKeyId: 'k1', keys: { k1: randomBytes(32).toString('base64') } };
       const queue = setup.queue({ encryption });
       setup.worker(async (run: QueuedWebhookRun) => ({ items: [{ json: { got: run.items[0]?.json.body, auth: (run.items[0]?.json.headers as Record<string, string>).authorization } }] }), { encryption });
       const answer = await call(setup.app(await guarded(), queue, { credentials })).expect(200);
       expect(answer.body).to.deep.equal({ got: { account: BODY_MARK }, auth: `Bearer ${BEARER}` });
-      const text = await redisText(setup);
+      const text = await storedText();
       expect(text).to.include('sealedItem');
       for (const secret of [CHECKED, BEARER, COOKIE, BODY_MARK]) expect(text).to.not.include(secret);
       // The answer can arrive before BullMQ has marked the job completed: read it once no job is left to run.
@@ -98,6 +116,8 @@ if (findService(REDIS) === undefined) {
       setup.worker(async (run) => { ran.push(run.items[0]?.json.body); return { items: [] }; }, { encryption: { currentKeyId: 'k2', keys: { k1, k2 } } });
       await eventually(() => ran.length === 2);
       expect(ran).to.deep.equal([{ account: BODY_MARK }, { account: BODY_MARK }]);
+      // A run can end before its job is marked completed: read the jobs once none is left to run.
+      await queueDrained(old);
       const kids = (await old.bullQueue.getJobs(['completed'])).map((job) => job.data.sealedItem?.kid).sort();
       expect(kids).to.deep.equal(['k1', 'k2']);
     });

@@ -1,17 +1,19 @@
 /**
- * The two ways a run can execute, for the specs that must answer alike in both: in process, and through queue mode
- * (a BullMQ job run by a worker in this process). One redis-server serves the whole mocha run; every queue and
- * worker a test builds is closed after it. Without redis-server the queue mode's specs are listed as not run.
+ * The ways a run can execute, for the specs that must answer alike in each: in process, and through queue mode (a
+ * BullMQ job run by a worker in this process) on Redis and, for the specs of answers sent from a worker, on
+ * PostgreSQL. One redis-server and one PostgreSQL server serve the whole mocha run; every queue and worker a test
+ * builds is closed after it. Without a server its queue mode's specs are listed as not run.
  */
 import { randomUUID } from 'node:crypto';
 import type { WebhookExecutor } from '../../../lib/index.js';
 import { createWebhookQueue, createWebhookWorker, directoryBinaryStore, type WebhookQueue } from '../../../lib/queue/index.js';
 import { makeTempDir, type TempDir } from '../temp-dir.js';
+import { POSTGRES, sharedPostgres } from '../postgres-server.js';
 import { RedisServer, REDIS } from '../redis-server.js';
 import { findService, markNotRun } from '../services.js';
 
 export interface RunMode {
-  /** Appended to a describe's name: '' in process, ' (queue mode)' through the queue. */
+  /** Appended to a describe's name: '' in process, ' (queue mode)' through the queue on Redis, ' (queue mode on PostgreSQL)'. */
   suffix: string;
   queued: boolean;
   /** Registers the mode's hooks; call it first inside the describe that uses `executor()`. */
@@ -29,27 +31,38 @@ export interface RunMode {
 
 const SILENT = { error: (): void => undefined, warn: (): void => undefined };
 let server: Promise<RedisServer | undefined> | undefined;
-let url = '';
 
-// One server for the run, stopped with it (a root hook: registered outside any describe).
+// One redis-server for the run, stopped with it (a root hook: registered outside any describe). The PostgreSQL
+// server is the run's shared one, stopped when the process exits.
 after(async () => { await (await server)?.stop(); });
+
+/** The URL of the run's server of each store, started on first use. */
+const STORE_URLS = {
+  redis: async (): Promise<string> => {
+    server ??= RedisServer.start();
+    return (await server as RedisServer).url;
+  },
+  postgres: async (): Promise<string> => (await sharedPostgres())?.url as string,
+};
 
 const IN_PROCESS: RunMode = {
   suffix: '', queued: false, hooks: () => undefined, executor: (executor) => executor, settled: () => Promise.resolve(), binaryDirectory: undefined,
 };
 
-function queueMode(): RunMode {
+function queueMode(store: keyof typeof STORE_URLS): RunMode {
   const closers: (() => Promise<unknown>)[] = [];
   const queues: WebhookQueue[] = [];
   let shared: TempDir | undefined;
+  let url = '';
   return {
-    suffix: ' (queue mode)',
+    suffix: store === 'redis' ? ' (queue mode)' : ' (queue mode on PostgreSQL)',
     queued: true,
     get binaryDirectory() { return shared?.path; },
     hooks() {
-      before(async () => {
-        server ??= RedisServer.start();
-        url = (await server as RedisServer).url;
+      before(async function () {
+        // initdb and the first start of the shared PostgreSQL server take seconds on a loaded machine.
+        this.timeout(120_000);
+        url = await STORE_URLS[store]();
         shared = makeTempDir();
       });
       afterEach(async () => {
@@ -82,11 +95,18 @@ function queueMode(): RunMode {
   };
 }
 
-/** In process always; through the queue too where redis-server is at hand. */
-export function runModes(what: string): RunMode[] {
-  if (findService(REDIS) !== undefined) return [IN_PROCESS, queueMode()];
-  markNotRun(`${what} (queue mode)`, REDIS);
-  return [IN_PROCESS];
+/**
+ * In process always; through the queue too where redis-server is at hand, and with `onPostgres` (the specs of answers
+ * sent from a worker) on PostgreSQL too where its server is.
+ */
+export function runModes(what: string, { onPostgres = false }: { onPostgres?: boolean } = {}): RunMode[] {
+  const modes = [IN_PROCESS];
+  if (findService(REDIS) !== undefined) modes.push(queueMode('redis'));
+  else markNotRun(`${what} (queue mode)`, REDIS);
+  if (!onPostgres) return modes;
+  if (findService(POSTGRES) !== undefined) modes.push(queueMode('postgres'));
+  else markNotRun(`${what} (queue mode on PostgreSQL)`, POSTGRES);
+  return modes;
 }
 
 /** In process every host; through the queue one host is enough (the queue changes no host-facing code). */

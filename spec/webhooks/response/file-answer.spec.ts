@@ -50,7 +50,7 @@ function readSomeThenHangUp(port: number, whileReading: () => number = () => 0):
   });
 }
 
-for (const mode of runModes('file answer')) for (const host of hostsOf(mode, HOSTS)) {
+for (const mode of runModes('file answer', { onPostgres: true })) for (const host of hostsOf(mode, HOSTS)) {
   describe(`a file answer (firstEntryBinary from a path) in ${host.name}${mode.suffix}`, function fileAnswer() {
     mode.hooks();
     let temp: TempDir;

@@ -25,7 +25,7 @@ function withHostCookie(middleware: WebhookMiddleware): WebhookMiddleware {
   return Object.assign(wrapped, { close: middleware.close, settings: middleware.settings, subscribe: middleware.subscribe });
 }
 
-for (const mode of runModes('finalize')) for (const host of hostsOf(mode, HOSTS)) {
+for (const mode of runModes('finalize', { onPostgres: true })) for (const host of hostsOf(mode, HOSTS)) {
   describe(`the headers of a successful answer in ${host.name}${mode.suffix}`, () => {
     mode.hooks();
     let registry: MemoryWebhookRegistry;

@@ -21,7 +21,7 @@ function behindHostHeaders(middleware: WebhookMiddleware): WebhookMiddleware {
   }, { close: middleware.close, settings: middleware.settings, subscribe: middleware.subscribe });
 }
 
-for (const mode of runModes('host headers')) for (const host of hostsOf(mode, HOSTS)) {
+for (const mode of runModes('host headers', { onPostgres: true })) for (const host of hostsOf(mode, HOSTS)) {
   describe(`the host's headers in ${host.name}${mode.suffix}`, () => {
     mode.hooks();
     let app: ReturnType<typeof host.build>;

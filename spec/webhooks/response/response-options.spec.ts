@@ -14,7 +14,7 @@ function binaryParser(res: request.Response, callback: (error: Error | null, bod
   res.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => callback(null, Buffer.concat(chunks)));
 }
 
-for (const mode of runModes('response options')) for (const host of hostsOf(mode, HOSTS)) {
+for (const mode of runModes('response options', { onPostgres: true })) for (const host of hostsOf(mode, HOSTS)) {
   describe(`response options in ${host.name}${mode.suffix}`, () => {
     mode.hooks();
     let registry: MemoryWebhookRegistry;

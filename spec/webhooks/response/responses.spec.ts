@@ -12,7 +12,7 @@ import { BASE, HOSTS } from '../../support/apps.js';
 import { hostsOf, runModes } from '../../support/queue/run-modes.js';
 import { deferred, workflow } from '../../support/workflows.js';
 
-for (const mode of runModes('responses')) for (const host of hostsOf(mode, HOSTS)) {
+for (const mode of runModes('responses', { onPostgres: true })) for (const host of hostsOf(mode, HOSTS)) {
   describe(`responses in ${host.name}${mode.suffix}`, () => {
     mode.hooks();
     let registry: MemoryWebhookRegistry;

@@ -27,7 +27,7 @@ describe('buildWorkflowResponse()', () => {
   }
 });
 
-for (const mode of runModes('workflow responder')) for (const host of hostsOf(mode, HOSTS)) {
+for (const mode of runModes('workflow responder', { onPostgres: true })) for (const host of hostsOf(mode, HOSTS)) {
   describe(`responseMode responseNode in ${host.name}${mode.suffix}`, () => {
     mode.hooks();
     let registry: MemoryWebhookRegistry;
