@@ -14,7 +14,9 @@ CREATE TABLE {S}.queue_unfinished (scope text NOT NULL, workflow_id text NOT NUL
   PRIMARY KEY (scope, workflow_id, job_id));
 CREATE TABLE {S}.queue_running (scope text NOT NULL, workflow_id text NOT NULL, job_id text NOT NULL, lease_ends bigint NOT NULL,
   PRIMARY KEY (scope, workflow_id, job_id));
-CREATE TABLE {S}.queue_refused (scope text NOT NULL, store_id text NOT NULL, expires_at bigint NOT NULL, PRIMARY KEY (scope, store_id));
+-- A store attempt's fate once its caller's deadline passed: refused by the web instance, or claimed by a worker.
+CREATE TABLE {S}.queue_refused (scope text NOT NULL, store_id text NOT NULL, expires_at bigint NOT NULL, refused boolean NOT NULL,
+  PRIMARY KEY (scope, store_id));
 CREATE INDEX queue_refused_by_expiry ON {S}.queue_refused (expires_at);
 CREATE TABLE {S}.queue_replies (reply_id bigserial PRIMARY KEY, message text NOT NULL, expires_at bigint NOT NULL);
 CREATE INDEX queue_replies_by_expiry ON {S}.queue_replies (expires_at);
@@ -48,7 +50,7 @@ BEGIN
       END;
     END IF;
     IF jsonb_typeof(job_data -> 'storeId') = 'string' AND EXISTS (SELECT 1 FROM {S}.queue_refused
-        WHERE scope = scope_of AND store_id = job_data ->> 'storeId' AND expires_at > now_at) THEN
+        WHERE scope = scope_of AND store_id = job_data ->> 'storeId' AND refused AND expires_at > now_at) THEN
       RETURN 'retake';
     END IF;
     IF given <> '' AND jsonb_typeof(job_data -> 'fingerprint') = 'string' AND {S}.queue_differs(job_data ->> 'fingerprint', given) THEN

@@ -199,9 +199,16 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
   overran?.catch(() => undefined);
   const startedAt = performance.now();
   let ended = false;
+  // One job's replies leave in the order they were made (a respond() answer before the outcome): a store that sends
+  // them over several connections (PostgreSQL's pool) would otherwise let the outcome overtake the answer.
+  let replied: Promise<void> = Promise.resolve();
   const reply = (message: ReplyMessage): void => {
-    if (message.type === 'completed' && message.stages !== undefined) message.stages.published = stageTime();
-    if (data.replyTo !== undefined) void link.publish(data.replyTo, JSON.stringify(message)).catch(() => undefined);
+    if (data.replyTo === undefined) return;
+    const channel = data.replyTo;
+    replied = replied.then(() => {
+      if (message.type === 'completed' && message.stages !== undefined) message.stages.published = stageTime();
+      return link.publish(channel, JSON.stringify(message));
+    }).catch(() => undefined);
   };
   try {
     let run: QueuedRun | undefined;

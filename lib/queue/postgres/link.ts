@@ -6,13 +6,14 @@
  */
 import { assertSchemaCompatibility, createPostgresBackend, runMigrations, withBackend, type Queue, type Worker } from 'bullmq';
 import { checkSchema, migrateSchema } from '../../postgres/schema.js';
-import { openPool, PostgresLink, type PostgresPoolLike, type QueryResultLike } from '../../postgres/pool.js';
+import { connectWithin, openPool, PostgresLink, type PostgresPoolLike, type QueryResultLike } from '../../postgres/pool.js';
 import { withDeadline } from '../../webhooks/registry/shared/contact.js';
 import type { QueuePostgresConfig, QueuePostgresPool } from '../connection-forms.js';
 import type { WebhookJobData, WebhookJobResult } from '../job-data.js';
 import type { ResolvedShared } from '../options.js';
 import type { Admission, OpeningLink, QueueStoreLink } from '../store/contract.js';
 import { publishReply, ReplyListener, replyChannelOf } from './replies.js';
+import { RefusalMarks } from './refusals.js';
 import { QueueSweeper } from './sweeper.js';
 
 /** Every statement of an admission, a slot or a reply answers within this, or the call is refused in time. */
@@ -62,6 +63,7 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
   let pool: Promise<PostgresPoolLike> | undefined;
   let listener: ReplyListener | undefined;
   let sweeper: QueueSweeper | undefined;
+  let marks: RefusalMarks | undefined;
   const ownsPool = !isPool(given);
   let closing: Promise<void> | undefined;
   // No pool is opened once closing began: it would be left open behind the close.
@@ -92,6 +94,7 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
     if (closed) throw new Error('closed');
     listener = new ReplyListener(poolOf, (sql, values) => run(sql, values, 'reading a reply'), schema, STATEMENT_DEADLINE_MS, report('listening for replies'));
     sweeper = new QueueSweeper(statements, schema, clock, report('removing expired rows'));
+    marks = new RefusalMarks(run, () => listener?.warm(), schema, scope, clock, report('marking a refused call'));
     sweeper.start();
     const { Queue: PostgresQueue, Worker: PostgresWorker } = withBackend(createPostgresBackend);
     const connection = (): never => bullConnection(given, options.migrate) as never;
@@ -122,12 +125,8 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
       releaseSlot: (workflowId, jobId, ended) => run(`WITH running AS (DELETE FROM ${schema}.queue_running WHERE scope = $1 AND workflow_id = $2 AND job_id = $3)
         DELETE FROM ${schema}.queue_unfinished WHERE $4 AND scope = $1 AND workflow_id = $2 AND job_id = $3`,
       [scope, workflowId, jobId, ended], 'freeing a concurrency slot').then(() => undefined),
-      markRefused(storeId, ttlMs) {
-        void run(`INSERT INTO ${schema}.queue_refused VALUES ($1, $2, $3) ON CONFLICT (scope, store_id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
-          [scope, storeId, clock() + ttlMs], 'marking a refused call').catch(report('marking a refused call'));
-      },
-      wasRefused: async (storeId) => (await run(`SELECT EXISTS (SELECT 1 FROM ${schema}.queue_refused WHERE scope = $1 AND store_id = $2 AND expires_at > $3) AS refused`,
-        [scope, storeId, clock()], 'reading a refusal mark')).rows[0]?.refused === true,
+      markRefused: (storeId, ttlMs) => { (marks as RefusalMarks).mark(storeId, ttlMs); },
+      wasRefused: (storeId) => (marks as RefusalMarks).claim(storeId),
       replyChannel: (instanceId) => replyChannelOf(scope, instanceId),
       listen: (channel, message, resumed) => (listener as ReplyListener).listen(channel, message, resumed),
       publish: (channel, message) => publishReply((sql, values) => run(sql, values, 'sending a reply'), schema, channel, message, clock()),
@@ -149,17 +148,19 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
 
 /** BullMQ's tables exist before the first admission reads its job table: migrated here when asked, else checked. */
 async function bullSchemaReady(pool: PostgresPoolLike, bullSchema: string, migrate: boolean): Promise<void> {
-  const connecting = pool.connect();
-  const client = await withDeadline(connecting, STATEMENT_DEADLINE_MS, () => {
-    connecting.then((late) => late.release(), () => undefined);
-    return new Error(`no PostgreSQL connection within ${STATEMENT_DEADLINE_MS} ms`);
-  });
+  const client = await connectWithin(pool, STATEMENT_DEADLINE_MS);
+  // A connection that drops while lent to us says so as an 'error' event too: unheard, it would end the process (the
+  // failing statement rejects, and that is what is reported).
+  const ignore = (): void => undefined;
+  client.on('error', ignore);
   try {
     // A migration may wait for another process's: it gets the migrations' longer deadline.
     const work = migrate ? runMigrations(client as never, bullSchema) : assertSchemaCompatibility(client as never, bullSchema);
     await withDeadline(work, MIGRATION_DEADLINE_MS, () => new Error(`BullMQ's schema "${bullSchema}" was not ready within ${MIGRATION_DEADLINE_MS} ms`));
+    client.removeListener('error', ignore);
     client.release();
   } catch (error) {
+    // Destroyed, not handed back: it may be mid-statement, or gone. Its listener stays: it may still report its end.
     client.release(error instanceof Error ? error : true);
     throw error;
   }

@@ -88,6 +88,17 @@ export class ReplyListener {
     });
   };
 
+  /**
+   * A statement runner on the listening connection, which stays open and warm: for writes that must reach the
+   * database the moment it answers again (refusal marks), ahead of anything that first needs a connection of the
+   * pool. Undefined while that connection is being replaced.
+   */
+  warm(): RunStatement | undefined {
+    const client = this.#client;
+    if (client === undefined) return undefined;
+    return (sql, values) => withDeadline(client.query(sql, values), this.#timeoutMs, () => new Error(`no answer within ${this.#timeoutMs} ms`));
+  }
+
   async #take(id: string): Promise<string | undefined> {
     if (!/^\d{1,19}$/.test(id)) return undefined;
     const found = await this.#query(`DELETE FROM ${this.#schema}.queue_replies WHERE reply_id = $1 RETURNING message`, [id]);

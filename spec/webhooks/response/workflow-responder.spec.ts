@@ -92,6 +92,8 @@ for (const mode of runModes('workflow responder', { onPostgres: true })) for (co
       await request(app).post(`${BASE}/webhook/respond`).expect(500, { code: 'WORKFLOW_FAILED', message: 'Error in workflow' });
       executor = async (run) => { run.respond({ body: 'ok' }); throw new Error('late'); };
       await request(app).post(`${BASE}/webhook/respond`).expect(200, 'ok');
+      // In queue mode the run's end reaches this instance after its answer went out: it is waited for, a while.
+      for (const until = Date.now() + 5000; reports.length < 2 && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(reports.map((r) => r.code)).to.deep.equal(['WORKFLOW_FAILED', 'WORKFLOW_FAILED']);
     });
 
