@@ -20,7 +20,7 @@ import { resolvePostgresOptions, type PostgresWebhookRegistryOptions, type Resol
 import { openPool, PostgresLink, type PostgresPoolLike } from './pool.js';
 import { checkSchema, migrateSchema } from './schema.js';
 import { loadSnapshot } from './snapshot.js';
-import { Sweeper } from './sweeper.js';
+import { registrySweep, type LockedSweep } from './sweeper.js';
 import { PostgresWaits } from './waits.js';
 
 const MISSING_ERROR_LISTENER = {
@@ -36,7 +36,7 @@ export class PostgresWebhookRegistry extends StoreRegistry implements WebhookReg
   protected override readonly tests: SharedTestListens;
   /** @internal */
   protected override readonly waits: PostgresWaits;
-  readonly #sweeper: Sweeper;
+  readonly #sweeper: LockedSweep;
   #pool: Promise<PostgresPoolLike> | undefined;
   #reader: LogReader | undefined;
 
@@ -48,7 +48,7 @@ export class PostgresWebhookRegistry extends StoreRegistry implements WebhookReg
     this.#link = new PostgresLink(() => this.#openPool(), this.#options.commandTimeoutMs);
     this.#log = new ChangeLog(this.#link, schema, this.#options.changeLogLength);
     this.waits = new PostgresWaits(this.#link, schema, this.#options.maxWaiting, () => this.storeNow());
-    this.#sweeper = new Sweeper(this.#link, schema, (error) => this.report(error, 'removing expired rows'));
+    this.#sweeper = registrySweep(this.#link, schema, (error) => this.report(error, 'removing expired rows'));
     this.tests = this.listensIn(postgresListenStore(this.#link, this.#log, schema, () => this.ready()));
   }
 

@@ -6,6 +6,7 @@
  */
 import { assertSchemaCompatibility, createPostgresBackend, runMigrations, withBackend, type Queue, type Worker } from 'bullmq';
 import { checkSchema, migrateSchema } from '../../postgres/schema.js';
+import type { LockedSweep } from '../../postgres/sweeper.js';
 import { connectWithin, openPool, PostgresLink, type PostgresPoolLike, type QueryResultLike } from '../../postgres/pool.js';
 import { withDeadline } from '../../webhooks/registry/shared/contact.js';
 import type { QueuePostgresConfig, QueuePostgresPool } from '../connection-forms.js';
@@ -14,7 +15,7 @@ import type { ResolvedShared } from '../options.js';
 import type { Admission, OpeningLink, QueueStoreLink } from '../store/contract.js';
 import { publishReply, ReplyListener, replyChannelOf } from './replies.js';
 import { RefusalMarks } from './refusals.js';
-import { QueueSweeper } from './sweeper.js';
+import { queueSweep } from './sweeper.js';
 
 /** Every statement of an admission, a slot or a reply answers within this, or the call is refused in time. */
 export const STATEMENT_DEADLINE_MS = 5000;
@@ -62,7 +63,7 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
   let closed = false;
   let pool: Promise<PostgresPoolLike> | undefined;
   let listener: ReplyListener | undefined;
-  let sweeper: QueueSweeper | undefined;
+  let sweeper: LockedSweep | undefined;
   let marks: RefusalMarks | undefined;
   const ownsPool = !isPool(given);
   let closing: Promise<void> | undefined;
@@ -93,7 +94,7 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
     await bullSchemaReady(await poolOf(), bullSchema, options.migrate);
     if (closed) throw new Error('closed');
     listener = new ReplyListener(poolOf, (sql, values) => run(sql, values, 'reading a reply'), schema, STATEMENT_DEADLINE_MS, report('listening for replies'));
-    sweeper = new QueueSweeper(statements, schema, clock, report('removing expired rows'));
+    sweeper = queueSweep(statements, schema, clock, report('removing expired rows'));
     marks = new RefusalMarks(run, () => listener?.warm(), schema, scope, clock, report('marking a refused call'));
     sweeper.start();
     const { Queue: PostgresQueue, Worker: PostgresWorker } = withBackend(createPostgresBackend);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { postgresBinaryStore } from 'workflow-webhooks/queue';
 import { PostgresLink, type PostgresPoolLike } from '../../../lib/postgres/pool.js';
-import { QueueSweeper } from '../../../lib/queue/postgres/sweeper.js';
+import { queueSweep } from '../../../lib/queue/postgres/sweeper.js';
 import { POSTGRES, sharedPostgres, type PostgresServer } from '../../support/postgres-server.js';
 import { freshName, openSpecLink, type SpecLink } from '../../support/queue/postgres-link.js';
 import { findService, markNotRun } from '../../support/services.js';
@@ -44,7 +44,7 @@ if (findService(POSTGRES) === undefined) {
       expect(await counts()).to.deep.equal([1, 1, 1, 1, 2]);
 
       let now = start;
-      const sweeper = new QueueSweeper(new PostgresLink(() => Promise.resolve(pool as unknown as PostgresPoolLike), 5000), schema, () => now, () => undefined);
+      const sweeper = queueSweep(new PostgresLink(() => Promise.resolve(pool as unknown as PostgresPoolLike), 5000), schema, () => now, () => undefined);
       expect(await sweeper.sweep()).to.equal(0);
       expect(await counts()).to.deep.equal([1, 1, 1, 1, 2]);
       // Another process sweeping holds the lock: this one skips.
