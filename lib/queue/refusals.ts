@@ -72,8 +72,7 @@ export function unconfirmed(options: ResolvedQueueOptions, confirmation: Confirm
  * with its cause; anything else as Redis's 503.
  */
 export function refusalOf(error: unknown, options: ResolvedQueueOptions): WebhookError {
-  // The PostgreSQL store's statements fail as the registry's would: what counts is why the store failed.
-  if (error instanceof WebhookError && !(options.store === 'postgres' && error.code === 'REGISTRY_UNAVAILABLE')) return error;
+  if (error instanceof WebhookError) return error;
   // JSON.stringify's own refusals: too deep (RangeError), a BigInt or a circle (TypeError).
   if (error instanceof RangeError || (error instanceof TypeError && /BigInt|circular|JSON/i.test(error.message))) {
     return new WebhookError('INTERNAL_ERROR', `The call could not be stored as a job: ${error.message}`, { cause: error });

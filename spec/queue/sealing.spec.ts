@@ -56,12 +56,18 @@ if (findService(REDIS) === undefined) {
       expect(failures.sort()).to.deep.equal([second?.id, third?.id].sort().map((id) => `${String(id)}: This job's encrypted data does not open with key "k1": it was changed, or belongs to another job.`));
     });
 
-    it('sends respond() answers over Redis pub/sub sealed, and the caller gets them as without encryption', async () => {
+    /** Every message published on the queue's Redis, heard as anyone allowed to PSUBSCRIBE would hear it. */
+    async function everythingPublished(): Promise<{ published: string[]; subscriber: { destroy(): unknown } }> {
       const published: string[] = [];
       const subscriber = setup.redis.duplicate();
       subscriber.on('error', () => undefined);
       await subscriber.connect();
       await subscriber.pSubscribe('*', (message) => { published.push(message); });
+      return { published, subscriber };
+    }
+
+    it('sends respond() answers over Redis pub/sub sealed, and the caller gets them as without encryption', async () => {
+      const { published, subscriber } = await everythingPublished();
       try {
         const queue = setup.queue({ encryption });
         setup.worker(async (run) => {
@@ -79,11 +85,7 @@ if (findService(REDIS) === undefined) {
     });
 
     it('sends a failed run\'s message, code and hint over Redis pub/sub sealed, and the waiting caller still gets the error', async () => {
-      const published: string[] = [];
-      const subscriber = setup.redis.duplicate();
-      subscriber.on('error', () => undefined);
-      await subscriber.connect();
-      await subscriber.pSubscribe('*', (message) => { published.push(message); });
+      const { published, subscriber } = await everythingPublished();
       try {
         const queue = setup.queue({ encryption, attempts: 1 });
         // The executor's own error quotes what it read; a result the library judges fails with its code and hint.

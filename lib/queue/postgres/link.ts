@@ -138,8 +138,10 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
     };
   })();
   link.catch(() => void closeAll());
+  // An opening failure (the schema's migration included) reads as the queue's, like every statement's.
+  const opened = link.catch((error: unknown) => { throw asQueueError(error); });
   return {
-    link,
+    link: opened,
     close: () => {
       closed = true;
       void closeAll();
