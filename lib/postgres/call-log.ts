@@ -9,7 +9,7 @@ import { checkCapacity } from '../console/calls/memory-log.js';
 import { parseCall, tellListeners } from '../console/calls/stored-call.js';
 import { errorFields, safeLogger, type WebhookLogger } from '../core/logger.js';
 import { checkConnection, fail, positive } from './options.js';
-import { checkSchemaName, openPool, PostgresLink, type PostgresClientLike, type PostgresPoolLike } from './pool.js';
+import { checkSchemaName, connectWithin, openPool, PostgresLink, type PostgresClientLike, type PostgresPoolLike } from './pool.js';
 import { checkSchema, migrateSchema } from './schema.js';
 
 export interface PostgresCallLogOptions {
@@ -133,7 +133,7 @@ export class PostgresCallLog implements CallLog {
     if (this.#subscribing !== undefined || this.#closed) return;
     this.#subscribing = (async () => {
       await this.#ready();
-      const client = await (await this.#pool()).connect();
+      const client = await connectWithin(await this.#pool(), this.#link.timeoutMs);
       let dropped = false;
       client.on('error', (error) => {
         if (dropped) return;

@@ -23,7 +23,8 @@ export interface PostgresClientLike {
 
 /** The part of a node-postgres `Pool` (8 or later) the registry uses. */
 export interface PostgresPoolLike {
-  connect(): Promise<PostgresClientLike>;
+  /** The callback form: called as the connection is lent, before any more of what the server sent is read. */
+  connect(callback: (error: Error | undefined | null, client: PostgresClientLike | undefined) => void): void;
   end(): Promise<void>;
   on(event: 'error', listener: (error: Error) => void): unknown;
   listenerCount?(event: 'error'): number;
@@ -76,9 +77,26 @@ class DeadlineError extends Error {
   }
 }
 
-/** A connection of the pool within `timeoutMs`; one that comes after the deadline goes straight back. */
+/**
+ * A connection of the pool within `timeoutMs`; one that comes after the deadline goes straight back. It hears its
+ * 'error' events from the moment it is lent, for good: the server's message that ends a connection (a terminated
+ * backend, a restart) may be read in the same chunk as the one that readied it, before a promise's continuation could
+ * listen, and unheard it would end the process. The statement that fails on it says the same, and that is reported.
+ */
 export function connectWithin(pool: PostgresPoolLike, timeoutMs: number): Promise<PostgresClientLike> {
-  const connecting = pool.connect();
+  const connecting = new Promise<PostgresClientLike>((resolve, reject) => {
+    pool.connect((error, client) => {
+      if (client === undefined || (error !== undefined && error !== null)) {
+        reject(error ?? new Error('the pool lent no connection'));
+        return;
+      }
+      if (!guarded.has(client)) {
+        guarded.add(client);
+        client.on('error', ignore);
+      }
+      resolve(client);
+    });
+  });
   return withDeadline(connecting, timeoutMs, () => {
     connecting.then((late) => late.release(), () => undefined);
     return new DeadlineError(timeoutMs);
@@ -135,12 +153,6 @@ export class PostgresLink {
       client = await connectWithin(await this.#pool(), timeoutMs);
     } catch (error) {
       throw isOutage(error) ? unavailable('PostgreSQL', error, doing) : error;
-    }
-    // A connection that drops while lent to us reports it as an 'error' event too (its statement rejects as well):
-    // each connection gets one listener for good, the first time it is lent to us.
-    if (!guarded.has(client)) {
-      guarded.add(client);
-      client.on('error', ignore);
     }
     try {
       const result = await withDeadline(work(client), timeoutMs, () => new DeadlineError(timeoutMs));
