@@ -2,7 +2,8 @@
  * The web side's hand-off of one call: admit it (a repeat of a call stored or being stored, a reused key, one run
  * too many), pack its item, store it as a BullMQ job within `enqueueTimeoutMs`, and, when the call waits, hear the
  * worker's answers as the run's `respond()` and outcome. A call that cannot be stored in time is refused 503 and its
- * job, should the store (Redis, PostgreSQL) keep it later after all, is taken back before a worker runs it. With replica acknowledgement
+ * job, should the store (Redis, PostgreSQL) keep it later after all, is taken back or marked so that no worker runs
+ * it; an add whose answer was lost is made again until the store answers (see add-job.ts). With replica acknowledgement
  * (option `replicas`) a stored job is confirmed on the replicas before its call is answered (see confirmStored).
  */
 import { randomUUID } from 'node:crypto';
@@ -10,6 +11,7 @@ import type { Job, Queue } from 'bullmq';
 import type { AcceptedRun, HandOffContext } from '../webhooks/run/hand-off.js';
 import type { ExecutionResult, WebhookRun } from '../core/types.js';
 import type { Confirmation } from '../redis/replica-acks.js';
+import { addJob } from './add-job.js';
 import { admitted } from './admission.js';
 import { packItems, type PackedItem } from './binary/pack.js';
 import { bodyFingerprint, idempotencyKeyOf, jobIdOf } from './idempotency.js';
@@ -140,7 +142,8 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
     // it is confirmed (and then promoted), and one that takes it at that time checks it was not refused.
     const confirmReplicas = connected.link.confirmReplicas;
     const delayMs = confirmReplicas === undefined ? 0 : Math.max(1, fate.answerBy - Date.now());
-    const job = addJob(connected, run, data, jobId, settings?.attempts ?? options.attempts, options, delayMs);
+    const job = addJob({ queue: connected.queue, run, data, jobId, attempts: settings?.attempts ?? options.attempts, options, delayMs },
+      (error) => connected.link.mayHaveStored(error), isAbandoned);
     adding = job;
     // Refused while the job is on its way (a paused Redis holds every write until it resumes, a slow database commits
     // late): the store marks it (on Redis, on the same connection, right behind the job), and a worker that takes a
@@ -166,18 +169,6 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
     if (adding === undefined) await cleanUp();
     throw error;
   }
-}
-
-function addJob(connected: Connected, run: WebhookRun, data: WebhookJobData, jobId: string, attempts: number, options: ResolvedQueueOptions,
-  delayMs: number): Promise<Job> {
-  return connected.queue.add(run.workflowId, data, {
-    jobId,
-    attempts,
-    ...(delayMs > 0 ? { delay: delayMs } : {}),
-    backoff: { type: 'exponential', delay: options.backoffMs },
-    removeOnComplete: { age: Math.ceil(options.idempotencyWindowMs / 1000) },
-    removeOnFail: { age: Math.ceil(options.failedRetentionMs / 1000) },
-  });
 }
 
 /** Throws 503 unless the replicas acknowledged every write answered so far (a Redis failure rejects as it is). */

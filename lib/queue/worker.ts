@@ -16,6 +16,7 @@ import { resolveWorkerOptions, type ResolvedWorkerOptions, type WebhookWorkerOpt
 import { warnIfPrefixWrapped } from './prefix.js';
 import type { QueueStoreLink } from './store/contract.js';
 import { openLink } from './store/open.js';
+import { LATE_PAUSE_MS, LateJobs } from './late-jobs.js';
 import { stageTime } from './stages.js';
 import { QueuedRun } from './worker-run.js';
 
@@ -39,6 +40,8 @@ interface Context {
   link: QueueStoreLink;
   emit: ReturnType<typeof emitter<import('./events.js').WebhookWorkerEvent>>;
   controllers: Set<AbortController>;
+  /** Whether a job taken after its caller's answer was due may run. */
+  late: LateJobs;
 }
 
 /**
@@ -59,7 +62,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
     const link = await opening.link;
     resolved.binaryStore?.attach?.(link.binaryHost);
     if (closed) return;
-    const context: Context = { options: resolved, link, emit: emitter(resolved.onEvent), controllers };
+    const context: Context = { options: resolved, link, emit: emitter(resolved.onEvent), controllers, late: new LateJobs(link) };
     worker = link.newWorker((job, token) => processJob(context, job, token), {
       concurrency: resolved.concurrency,
       lockDuration: resolved.lockDurationMs,
@@ -73,6 +76,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
       context.emit({ type: 'recovered', jobId });
     });
     worker.on('error', (error: Error) => {
+      context.late.trouble();
       resolved.logger.warn({ err: errorFields(error) }, 'queue worker: BullMQ reported an error; it goes on');
       context.emit({ type: 'error', error, during: 'worker' });
     });
@@ -142,15 +146,6 @@ async function removeItemFiles(options: ResolvedWorkerOptions, data: WebhookJobD
   await options.binaryStore.remove(storedRefs([jobItem(data, options.keyring, jobId)]));
 }
 
-/**
- * Whether the job's caller was refused while the job was on its way to Redis. Only a job taken later than its web
- * instance's answer deadline can be one (a second of leeway for clocks that differ): the usual job costs nothing.
- */
-async function wasRefused(context: Context, data: WebhookJobData): Promise<boolean> {
-  if (data.storeId === undefined || data.answerBy === undefined || Date.now() < data.answerBy - 1000) return false;
-  return context.link.wasRefused(data.storeId);
-}
-
 /** The attempt this is: failures and crashes before it, plus one. */
 function attemptOf(job: Job): number {
   return job.attemptsMade + (job.stalledCounter ?? 0) + 1;
@@ -163,7 +158,12 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
   const jobId = job.id as string;
   // Asked for by a web instance that measures its calls' stages (option stageTimes): otherwise no clock is read.
   const taken = data.stamps === true ? stageTime() : 0;
-  if (await wasRefused(context, data)) {
+  const late = await context.late.verdict(data);
+  if (late === 'later') {
+    await job.moveToDelayed(Date.now() + LATE_PAUSE_MS, token);
+    throw new DelayedError();
+  }
+  if (late === 'refused') {
     context.emit({ type: 'skipped', reason: 'refused', jobId, callId: data.callId, workflowId: data.workflowId, nodeName: data.nodeName, mode: data.mode });
     options.logger.warn({ jobId, callId: data.callId, workflowId: data.workflowId }, 'queued run not run: the queue\'s store kept it only after its caller had been answered 503');
     await removeItemFiles(options, data, jobId).catch(() => undefined);

@@ -19,3 +19,17 @@ export function redisFailureReason(error: unknown): string {
   if (isReplyError(error)) return 'Redis refused the write';
   return 'Redis could not be reached';
 }
+
+/** Socket failures that reject the commands already written: the server may have carried them out. */
+const CUT_MIDWAY = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
+
+/**
+ * Whether a command that failed may have been carried out all the same: the connection closed after the command was
+ * written and before its reply came (node-redis rejects such commands; those not yet written wait for the next
+ * connection). A reply of Redis's, a closed or offline client, is not one.
+ */
+export function mayHaveApplied(error: unknown): boolean {
+  if (!(error instanceof Error) || isReplyError(error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return error.message === 'Socket closed unexpectedly' || (typeof code === 'string' && CUT_MIDWAY.has(code));
+}

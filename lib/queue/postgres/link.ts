@@ -7,6 +7,7 @@
 import { assertSchemaCompatibility, createPostgresBackend, runMigrations, withBackend, type Queue, type Worker } from 'bullmq';
 import { checkSchema, migrateSchema } from '../../postgres/schema.js';
 import type { LockedSweep } from '../../postgres/sweeper.js';
+import { mayHaveCommitted } from '../../postgres/unsure-writes.js';
 import { connectWithin, openPool, PostgresLink, type PostgresPoolLike, type QueryResultLike } from '../../postgres/pool.js';
 import { withDeadline } from '../../webhooks/registry/shared/contact.js';
 import type { QueuePostgresConfig, QueuePostgresPool } from '../connection-forms.js';
@@ -83,6 +84,7 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
   // Once only, however many ways it is asked for (the opening closed, then the link): a pool ended twice throws.
   const closeAll = (): Promise<void> => (closing ??= (async () => {
     sweeper?.stop();
+    marks?.stop();
     await listener?.stop();
     statements.close();
     if (ownsPool && pool !== undefined) await pool.then((opened) => opened.end(), () => undefined);
@@ -91,7 +93,7 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
   const link = (async (): Promise<QueueStoreLink> => {
     if (options.migrate) await migrateSchema(statements, schema);
     else await checkSchema(statements, schema);
-    await bullSchemaReady(await poolOf(), bullSchema, options.migrate);
+    await bullSchemaReady(await poolOf(), bullSchema, options.migrate, !ownsPool);
     if (closed) throw new Error('closed');
     listener = new ReplyListener(poolOf, (sql, values) => run(sql, values, 'reading a reply'), schema, STATEMENT_DEADLINE_MS, report('listening for replies'));
     sweeper = queueSweep(statements, schema, clock, report('removing expired rows'));
@@ -128,6 +130,7 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
       [scope, workflowId, jobId, ended], 'freeing a concurrency slot').then(() => undefined),
       markRefused: (storeId, ttlMs) => { (marks as RefusalMarks).mark(storeId, ttlMs); },
       wasRefused: (storeId) => (marks as RefusalMarks).claim(storeId),
+      mayHaveStored: mayHaveCommitted,
       replyChannel: (instanceId) => replyChannelOf(scope, instanceId),
       listen: (channel, message, resumed) => (listener as ReplyListener).listen(channel, message, resumed),
       publish: (channel, message) => publishReply((sql, values) => run(sql, values, 'sending a reply'), schema, channel, message, clock()),
@@ -149,22 +152,27 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
   };
 }
 
-/** BullMQ's tables exist before the first admission reads its job table: migrated here when asked, else checked. */
-async function bullSchemaReady(pool: PostgresPoolLike, bullSchema: string, migrate: boolean): Promise<void> {
+/**
+ * BullMQ's tables exist before the first admission reads its job table: migrated here when asked, else checked. A
+ * host's pool, which BullMQ uses as it is, must find BullMQ's schema on its search_path (BullMQ's statements name no
+ * schema): without it every call would be refused, so the queue refuses to open and says how to make the pool.
+ */
+async function bullSchemaReady(pool: PostgresPoolLike, bullSchema: string, migrate: boolean, hostPool: boolean): Promise<void> {
+  // Its 'error' events are heard from the moment it is lent (connectWithin): the failing statement says the same.
   const client = await connectWithin(pool, STATEMENT_DEADLINE_MS);
-  // A connection that drops while lent to us says so as an 'error' event too: unheard, it would end the process (the
-  // failing statement rejects, and that is what is reported).
-  const ignore = (): void => undefined;
-  client.on('error', ignore);
+  let path: QueryResultLike | undefined;
   try {
     // A migration may wait for another process's: it gets the migrations' longer deadline.
     const work = migrate ? runMigrations(client as never, bullSchema) : assertSchemaCompatibility(client as never, bullSchema);
     await withDeadline(work, MIGRATION_DEADLINE_MS, () => new Error(`BullMQ's schema "${bullSchema}" was not ready within ${MIGRATION_DEADLINE_MS} ms`));
-    client.removeListener('error', ignore);
+    path = hostPool ? await client.query('SELECT $1 = ANY (current_schemas(false)) AS found', [bullSchema]) : undefined;
     client.release();
   } catch (error) {
-    // Destroyed, not handed back: it may be mid-statement, or gone. Its listener stays: it may still report its end.
+    // Destroyed, not handed back: it may be mid-statement, or gone.
     client.release(error instanceof Error ? error : true);
     throw error;
+  }
+  if (path !== undefined && path.rows[0]?.found !== true) {
+    throw new TypeError(`createWebhookQueue/createWebhookWorker: the pg.Pool given as connection does not have BullMQ's schema "${bullSchema}" on its search_path, and BullMQ's statements name no schema. Create the pool with options: '-c search_path=${bullSchema},public' (or give a URL or a pool config instead, and BullMQ makes its own pool).`);
   }
 }

@@ -13,6 +13,9 @@ export type Warm = () => ((sql: string, values: unknown[]) => Promise<{ rows: Ar
 
 /** How long a worker's claim on a late job stays, so a refusal that comes after it finds it. */
 const CLAIM_MS = 24 * 3600_000;
+/** The pauses between attempts at marks the database did not take: from 100 ms, doubling, to 500 ms. */
+const FIRST_PAUSE_MS = 100;
+const MAX_PAUSE_MS = 500;
 
 export class RefusalMarks {
   readonly #run: Run;
@@ -23,6 +26,9 @@ export class RefusalMarks {
   readonly #report: (error: unknown) => void;
   #waiting: Array<{ storeId: string; expiresAt: number }> = [];
   #sending = false;
+  #stopped = false;
+  /** The pause after the last failed attempt; 0 while the marks are taken. */
+  #pauseMs = 0;
 
   constructor(run: Run, warm: Warm, schema: string, scope: string, clock: () => number, report: (error: unknown) => void) {
     this.#run = run;
@@ -33,8 +39,12 @@ export class RefusalMarks {
     this.#report = report;
   }
 
-  /** Marks a store attempt refused; sent at once, or with the next statement while one is on its way. Never rejects. */
+  /**
+   * Marks a store attempt refused; sent at once, or with the next statement while one is on its way, and again after a
+   * pause while the database does not take it. Never rejects.
+   */
   mark(storeId: string, ttlMs: number): void {
+    if (this.#stopped) return;
     this.#waiting.push({ storeId, expiresAt: this.#clock() + ttlMs });
     if (!this.#sending) void this.#send();
   }
@@ -64,8 +74,28 @@ export class RefusalMarks {
       // On the warm connection: a connection of the pool may have to be opened first, which takes round trips that
       // the jobs' workers, already connected, do not wait for.
       const warm = this.#warm();
-      await (warm === undefined ? this.#run(sql, values, 'marking a refused call') : warm(sql, values)).catch(this.#report);
+      const written = await (warm === undefined ? this.#run(sql, values, 'marking a refused call') : warm(sql, values)).then(() => true, (error: unknown) => {
+        // Told once for a streak of failures, not at every attempt.
+        if (this.#pauseMs === 0) this.#report(error);
+        return false;
+      });
+      if (!written) {
+        // A lost mark would let a job the database kept run although its caller was refused: kept until written, or
+        // until it would have expired, with the marks refused meanwhile.
+        const now = this.#clock();
+        this.#waiting = [...batch.filter((mark) => mark.expiresAt > now), ...this.#waiting];
+        this.#pauseMs = Math.min(Math.max(this.#pauseMs * 2, FIRST_PAUSE_MS), MAX_PAUSE_MS);
+        await new Promise((resolve) => { setTimeout(resolve, this.#pauseMs).unref(); });
+        if (this.#stopped) break;
+      } else {
+        this.#pauseMs = 0;
+      }
     }
     this.#sending = false;
+  }
+
+  /** Stops writing the marks still waiting (the link is closing). */
+  stop(): void {
+    this.#stopped = true;
   }
 }

@@ -69,6 +69,11 @@ export interface QueueStoreLink {
    */
   markRefused(storeId: string, ttlMs: number): void;
   wasRefused(storeId: string): Promise<boolean>;
+  /**
+   * Whether a write that failed with `error` may have been carried out all the same: the connection ended after the
+   * write was sent and before its answer came. A failure before it left, or the store's own refusal, is not one.
+   */
+  mayHaveStored(error: unknown): boolean;
   /** The reply channel of one web instance. */
   replyChannel(instanceId: string): string;
   /**

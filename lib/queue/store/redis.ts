@@ -5,6 +5,7 @@
  * acknowledgement (`WAIT`) for a web queue with the `replicas` option.
  */
 import { Queue, Worker } from 'bullmq';
+import { mayHaveApplied } from '../../redis/failure-reasons.js';
 import { oneConnectionOptions, replicaShortfall, ReplicaAcks, sendInOrder } from '../../redis/replica-acks.js';
 import { bullConnection } from '../bullmq-node-redis.js';
 import { baseClient, closeConnection, openConnection, type QueueRedisClient } from '../connection.js';
@@ -26,7 +27,10 @@ export interface RedisWebSettings {
 export function openRedisLink(options: ResolvedShared, web: RedisWebSettings | undefined): OpeningLink {
   const clients: QueueRedisClient[] = [];
   let closed = false;
-  const closeAll = (): void => { for (const client of clients) closeConnection(client); };
+  const closeAll = (): void => {
+    closed = true;
+    for (const client of clients) closeConnection(client);
+  };
   const link = (async (): Promise<QueueStoreLink> => {
     const { topology, logger } = options;
     const keys = queueKeys(options.prefix, options.name);
@@ -76,8 +80,9 @@ export function openRedisLink(options: ResolvedShared, web: RedisWebSettings | u
       acquireSlot: (workflowId, jobId, limit, leaseMs) => acquireSlot(commands, keys.running(workflowId), jobId, limit, leaseMs),
       releaseSlot: (workflowId, jobId, ended) => releaseSlot(commands, [keys.running(workflowId), keys.unfinished(workflowId)], jobId, ended).then(() => undefined),
       // On the command connection, so it reaches Redis right behind the job it refuses.
-      markRefused: (storeId, ttlMs) => { void commands.sendCommand(['SET', keys.refused(storeId), '1', 'PX', String(ttlMs)]).catch(() => undefined); },
+      markRefused: (storeId, ttlMs) => untilWritten(() => commands.sendCommand(['SET', keys.refused(storeId), '1', 'PX', String(ttlMs)]), ttlMs, () => closed),
       wasRefused: async (storeId) => await commands.sendCommand(['EXISTS', keys.refused(storeId)]) === 1,
+      mayHaveStored: mayHaveApplied,
       replyChannel: (instanceId) => keys.replies(instanceId),
       async listen(channel, message, resumed) {
         await subscribeReplies(other.client, sharded, channel, message);
@@ -92,9 +97,21 @@ export function openRedisLink(options: ResolvedShared, web: RedisWebSettings | u
   })();
   return {
     link,
-    close: () => {
-      closed = true;
-      closeAll();
-    },
+    close: closeAll,
   };
+}
+
+/**
+ * Writes a refusal mark until Redis takes it, for as long as it would have lasted: a lost mark would let a job that
+ * Redis kept run although its caller was refused. Tried again with a growing pause (Redis away), never once closed.
+ */
+function untilWritten(write: () => Promise<unknown>, ttlMs: number, closed: () => boolean): void {
+  const until = Date.now() + ttlMs;
+  const attempt = (pauseMs: number): void => {
+    write().catch(() => {
+      if (closed() || Date.now() + pauseMs >= until) return;
+      setTimeout(() => attempt(Math.min(pauseMs * 2, 500)), pauseMs).unref();
+    });
+  };
+  attempt(100);
 }

@@ -162,6 +162,28 @@ if (findService(POSTGRES) === undefined) {
       expect(await link.wasRefused('store-x')).to.equal(false);
     });
 
+    it('writes a refusal mark the database did not take once it takes it again: a lost mark would let the job run', async () => {
+      const { link, warnings } = opened;
+      const admin = new pg.Pool({ connectionString: server.url, max: 1 });
+      admin.on('error', () => undefined);
+      try {
+        // The table away for a moment: every write of a mark fails meanwhile.
+        await admin.query(`ALTER TABLE ${schema}.queue_refused RENAME TO queue_refused_away`);
+        link.markRefused('store-kept', 60_000);
+        link.markRefused('store-kept-too', 60_000);
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        await admin.query(`ALTER TABLE ${schema}.queue_refused_away RENAME TO queue_refused`);
+        await until(() => markWritten('store-kept'));
+        await until(() => markWritten('store-kept-too'));
+        expect(await link.wasRefused('store-kept')).to.equal(true);
+        // Told once for the streak of failures, not at each attempt.
+        expect(warnings.filter((line) => /marking a refused call/.test(line))).to.have.length(1);
+      } finally {
+        await admin.query(`ALTER TABLE IF EXISTS ${schema}.queue_refused_away RENAME TO queue_refused`).catch(() => undefined);
+        await admin.end();
+      }
+    });
+
     it('leaves a late job to the worker that claimed it first: a refusal that comes after does not stand', async () => {
       const { link } = opened;
       expect(await link.wasRefused('store-claimed')).to.equal(false);
@@ -187,6 +209,17 @@ if (findService(POSTGRES) === undefined) {
         expect(await opened.link.admit(call('in-other', 'store-2'))).to.equal('duplicate');
       } finally {
         await opened.close();
+      }
+    });
+
+    it('refuses to open on a host\'s pg.Pool whose search_path lacks BullMQ\'s schema, saying how to make the pool', async () => {
+      const pool = new pg.Pool({ connectionString: server.url, max: 6 });
+      try {
+        const error = await openSpecLink(pool, freshName('queue_path')).then(() => undefined, (failure: unknown) => failure as Error);
+        expect(error?.message).to.include('does not have BullMQ\'s schema "bullmq" on its search_path');
+        expect(error?.message).to.include('options: \'-c search_path=bullmq,public\'');
+      } finally {
+        await pool.end();
       }
     });
 
