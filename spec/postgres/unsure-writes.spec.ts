@@ -4,12 +4,8 @@ import pg from 'pg';
 import { mayHaveCommitted } from '../../lib/postgres/unsure-writes.js';
 import { POSTGRES, sharedPostgres, type PostgresServer } from '../support/postgres-server.js';
 import { freePort } from '../support/redis-server.js';
+import { failureOf } from '../support/refusal.js';
 import { findService, markNotRun } from '../support/services.js';
-
-/** The failure of `work`, which must fail. */
-async function failureOf(work: () => Promise<unknown>): Promise<Error> {
-  return work().then(() => { throw new Error('it did not fail'); }, (error: unknown) => error as Error);
-}
 
 if (findService(POSTGRES) === undefined) {
   markNotRun('telling a PostgreSQL statement that may have been committed from one that was not', POSTGRES);

@@ -2,12 +2,8 @@ import { expect } from 'chai';
 import { createClient } from 'redis';
 import { mayHaveApplied } from '../../lib/redis/failure-reasons.js';
 import { REDIS, RedisServer } from '../support/redis-server.js';
+import { failureOf } from '../support/refusal.js';
 import { findService, markNotRun } from '../support/services.js';
-
-/** The failure of `work`, which must fail. */
-async function failureOf(work: () => Promise<unknown>): Promise<Error> {
-  return work().then(() => { throw new Error('it did not fail'); }, (error: unknown) => error as Error);
-}
 
 if (findService(REDIS) === undefined) {
   markNotRun('telling a Redis command that may have been carried out from one that was not', REDIS);

@@ -10,3 +10,8 @@ export function refusal(run: () => unknown): unknown {
   }
   return 'accepted';
 }
+
+/** The failure of `work`, which must fail: any error, as it was thrown. */
+export async function failureOf(work: () => Promise<unknown>): Promise<Error> {
+  return work().then(() => { throw new Error('it did not fail'); }, (error: unknown) => error as Error);
+}

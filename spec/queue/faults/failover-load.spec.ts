@@ -2,7 +2,7 @@
  * Queue mode through a Sentinel failover under load: two web instances and two workers as real processes on a
  * Sentinel group (a primary, two replicas, three sentinels), a stream of onReceived calls, and the primary SIGKILLed
  * a third of the way. With `replicas: 1` a 200 means the job was on a replica, so every call answered 200 runs,
- * every other call is refused 503, and the service comes back by itself. Without it the same run reports how many
+ * any other call is refused 503, and the service comes back by itself. Without it the same run reports how many
  * answered calls the failover lost.
  */
 import { expect } from 'chai';
@@ -95,7 +95,7 @@ if (findService(REDIS) === undefined) {
       return { outcomes, lost, back, children };
     }
 
-    it('with replicas: 1, runs every call it answered 200, refuses the others 503, and takes calls again without a restart', async () => {
+    it('with replicas: 1, runs every call it answered 200, refuses any other 503, and takes calls again without a restart', async () => {
       const { outcomes, lost, back, children } = await failoverUnderLoad('acknowledged', 1);
       expect(outcomes.length).to.be.at.least(CALLS);
       expect(back, 'a call sent after the primary died was answered 200').to.equal(true);
@@ -104,7 +104,9 @@ if (findService(REDIS) === undefined) {
       for (const outcome of outcomes.filter((answered) => answered.status !== 200)) {
         expect([outcome.status, outcome.code, outcome.retryAfter], `call ${outcome.id}`).to.deep.equal([503, 'QUEUE_UNAVAILABLE', '2']);
       }
-      expect(outcomes.filter((outcome) => outcome.status === 503).length, 'calls refused while no primary answered').to.be.above(0);
+      // How many were refused depends on how long no primary answered: calls whose job's answer was cut by the kill
+      // are sent again under their job id until the promoted replica answers, within the 2 s enqueue timeout, so a
+      // quick failover may refuse none (the counts are printed above).
     });
 
     it('without replicas, goes through the same failover and reports the answered calls it lost', async () => {
