@@ -27,6 +27,7 @@ export interface PostgresPoolLike {
   connect(callback: (error: Error | undefined | null, client: PostgresClientLike | undefined) => void): void;
   end(): Promise<void>;
   on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'connect', listener: (client: PostgresClientLike) => void): unknown;
   listenerCount?(event: 'error'): number;
 }
 
@@ -59,6 +60,9 @@ export async function openPool(connection: string | Record<string, unknown>): Pr
   const pool = new Pool(typeof connection === 'string' ? { connectionString: connection } : connection) as unknown as PostgresPoolLike;
   // An idle connection that drops (a restart) is replaced by the next statement; the registry reports the outage itself.
   pool.on('error', () => undefined);
+  // Every connection of ours hears its 'error' events from the moment it is made, whoever takes it (BullMQ too):
+  // 'connect' comes as the pool makes it, before it is lent and before more of what the server sent is read.
+  pool.on('connect', hearErrors);
   return pool;
 }
 
@@ -90,10 +94,7 @@ export function connectWithin(pool: PostgresPoolLike, timeoutMs: number): Promis
         reject(error ?? new Error('the pool lent no connection'));
         return;
       }
-      if (!guarded.has(client)) {
-        guarded.add(client);
-        client.on('error', ignore);
-      }
+      hearErrors(client);
       resolve(client);
     });
   });
@@ -168,6 +169,13 @@ export class PostgresLink {
 }
 
 const guarded = new WeakSet<PostgresClientLike>();
+
+/** Gives a connection one listener for its 'error' events, for good: the statement that fails on it says the same. */
+function hearErrors(client: PostgresClientLike): void {
+  if (guarded.has(client)) return;
+  guarded.add(client);
+  client.on('error', ignore);
+}
 
 function ignore(): void {
   // Heard through the statement's own rejection.

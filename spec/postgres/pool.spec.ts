@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { EventEmitter } from 'node:events';
-import { connectWithin, type PostgresClientLike, type PostgresPoolLike } from '../../lib/postgres/pool.js';
+import { connectWithin, openPool, type PostgresClientLike, type PostgresPoolLike } from '../../lib/postgres/pool.js';
+import { POSTGRES, sharedPostgres, type PostgresServer } from '../support/postgres-server.js';
+import { findService, markNotRun } from '../support/services.js';
 
 /**
  * A pool that lends a connection the way node-postgres' pool does (the callback at once, the promise a tick later)
@@ -50,3 +52,20 @@ describe('a PostgreSQL connection taken from the pool', () => {
     expect(released).to.deep.equal(['back']);
   });
 });
+
+if (findService(POSTGRES) === undefined) {
+  markNotRun('a pool the library opens', POSTGRES);
+} else {
+  describe('a pool the library opens', () => {
+    it('gives each connection a listener for its errors as it is made, so one lent by the promise form (as BullMQ takes them) is heard too', async () => {
+      const server = await sharedPostgres() as PostgresServer;
+      const pool = await openPool(server.url);
+      const client = await (pool as unknown as { connect(): Promise<EventEmitter & PostgresClientLike> }).connect();
+      // Lent: node-postgres' pool has taken its own idle listener off; ours stays.
+      const listeners = client.listenerCount('error');
+      client.release();
+      await pool.end();
+      expect(listeners).to.equal(1);
+    });
+  });
+}

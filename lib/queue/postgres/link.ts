@@ -4,7 +4,7 @@
  * of refused calls, the reply channel (LISTEN/NOTIFY) and the binary store's table, in the library's schema. Loaded
  * only for a PostgreSQL connection, so `pg` never reaches a Redis user.
  */
-import { assertSchemaCompatibility, createPostgresBackend, runMigrations, withBackend, type Queue, type Worker } from 'bullmq';
+import { assertSchemaCompatibility, createPostgresBackend, quoteSchemaName, runMigrations, withBackend, type Queue, type Worker } from 'bullmq';
 import { checkSchema, migrateSchema } from '../../postgres/schema.js';
 import type { LockedSweep } from '../../postgres/sweeper.js';
 import { mayHaveCommitted } from '../../postgres/unsure-writes.js';
@@ -31,11 +31,18 @@ function isPool(given: Given): given is QueuePostgresPool {
   return typeof given === 'object' && typeof (given as { connect?: unknown }).connect === 'function';
 }
 
-/** What BullMQ is given: the host's pool as it is, or the URL or config, migrating BullMQ's schema when asked. */
-function bullConnection(given: Given, migrate: boolean): unknown {
-  if (isPool(given)) return given;
-  if (typeof given === 'string') return { connectionString: given, migrate };
-  return given.migrate === undefined && given.skipMigrations === undefined ? { ...given, migrate } : given;
+/**
+ * BullMQ's pool for a URL or a pool config: one of ours, with BullMQ's schema on its search path (its statements name
+ * none), so that every connection in it hears its 'error' events from the moment it is made. A pool BullMQ made
+ * itself would lend connections with no listener, and one the server ends in the moment it is lent (a restart while
+ * BullMQ checks its schema) would end the process.
+ */
+function bullPool(given: string | QueuePostgresConfig, bullSchema: string): Promise<PostgresPoolLike> {
+  const config = ownPoolConfig(given);
+  const path = `-c search_path=${quoteSchemaName(bullSchema)}`;
+  const options = typeof config === 'string' ? undefined : config.options;
+  const base = typeof config === 'string' ? { connectionString: config } : config;
+  return openPool({ ...base, options: typeof options === 'string' && options !== '' ? `${options} ${path}` : path });
 }
 
 /** Our pool's config: the URL, or the config without BullMQ's options. */
@@ -63,6 +70,8 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
   const given = (options.connection as { postgres: Given }).postgres;
   let closed = false;
   let pool: Promise<PostgresPoolLike> | undefined;
+  /** BullMQ's: the host's pool, or one of ours with BullMQ's schema on its search path. */
+  let bullmqPool: Promise<PostgresPoolLike> | undefined;
   let listener: ReplyListener | undefined;
   let sweeper: LockedSweep | undefined;
   let marks: RefusalMarks | undefined;
@@ -88,6 +97,7 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
     await listener?.stop();
     statements.close();
     if (ownsPool && pool !== undefined) await pool.then((opened) => opened.end(), () => undefined);
+    if (ownsPool && bullmqPool !== undefined) await bullmqPool.then((opened) => opened.end(), () => undefined);
   })());
 
   const link = (async (): Promise<QueueStoreLink> => {
@@ -100,7 +110,10 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
     marks = new RefusalMarks(run, () => listener?.warm(), schema, scope, clock, report('marking a refused call'));
     sweeper.start();
     const { Queue: PostgresQueue, Worker: PostgresWorker } = withBackend(createPostgresBackend);
-    const connection = (): never => bullConnection(given, options.migrate) as never;
+    bullmqPool = isPool(given) ? Promise.resolve(given as unknown as PostgresPoolLike) : bullPool(given, bullSchema);
+    const bullmq = await bullmqPool;
+    if (closed) throw new Error('closed');
+    const connection = (): never => bullmq as never;
     return {
       kind: 'postgres',
       newQueue: () => new PostgresQueue<WebhookJobData, WebhookJobResult>(options.name, { connection: connection() }) as unknown as Queue<WebhookJobData, WebhookJobResult>,
