@@ -124,8 +124,13 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
     },
     ready: () => connected.then(() => undefined),
     async status(jobId) {
+      // The state first: a job read before its state could be read running and then reported completed without its
+      // result. Read after, a completed job has its result; one that ended between the reads is asked again.
+      const state = await (await connected).queue.getJobState(jobId);
       const found = await job(jobId);
-      return found === undefined ? undefined : statusOf(found, await found.getState(), resolved.keyring);
+      if (found === undefined) return undefined;
+      const ended = state === 'completed' || state === 'failed' || found.finishedOn === undefined ? state : await found.getState();
+      return statusOf(found, ended, resolved.keyring);
     },
     async failed({ start = 0, end = 49 } = {}) {
       const jobs = await (await connected).queue.getFailed(start, end);

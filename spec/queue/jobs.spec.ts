@@ -73,6 +73,26 @@ for (const store of queueStores('queue mode: jobs')) {
       expect(await queue.status('no-such-job')).to.equal(undefined);
     });
 
+    it('never reports a job completed without its result while it completes under a status poll', async () => {
+      const queue = setup.queue();
+      const ids: string[] = [];
+      setup.worker(async (run) => {
+        ids.push(run.jobId);
+        await new Promise((resolve) => setTimeout(resolve, 5 + ids.length % 7));
+        return { items: [{ json: { job: run.jobId } }] };
+      }, { concurrency: 5 });
+      const app = setup.app(await registryWith(), queue);
+      await Promise.all(Array.from({ length: 10 }, () => request(app).post(`${BASE}/webhook/job`).send({}).expect(200)));
+      await eventually(() => ids.length === 10);
+      const seen = await Promise.all(ids.map(async (jobId) => {
+        for (;;) {
+          const status = await queue.status(jobId);
+          if (status?.state === 'completed') return status.result?.items;
+        }
+      }));
+      expect(seen).to.deep.equal(ids.map((jobId) => [{ json: { job: jobId } }]));
+    });
+
     it('gives a test listen its one call and the output the worker produced', async () => {
       const registry = new MemoryWebhookRegistry();
       const queue = setup.queue();
