@@ -9,11 +9,12 @@
  */
 import type { WebhookJobData } from './job-data.js';
 import type { QueueStoreLink } from './store/contract.js';
+import { MAX_MARK_PAUSE_MS } from './store/mark-pauses.js';
 
 /** For how long after the store failed this worker a late job is put back before its claim. */
 const AFTER_TROUBLE_MS = 10_000;
-/** How long it is put back: more than a web instance's pause between attempts at a mark (500 ms), and a round trip. */
-export const LATE_PAUSE_MS = 1500;
+/** How long it is put back: a web instance's longest pause between attempts at a mark, and a second for round trips. */
+export const LATE_PAUSE_MS = MAX_MARK_PAUSE_MS + 1000;
 /** The jobs put back remembered, at most: the oldest are forgotten first (such a job is then put back once more). */
 const REMEMBERED = 10_000;
 

@@ -111,14 +111,13 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
     sweeper.start();
     const { Queue: PostgresQueue, Worker: PostgresWorker } = withBackend(createPostgresBackend);
     bullmqPool = isPool(given) ? Promise.resolve(given as unknown as PostgresPoolLike) : bullPool(given, bullSchema);
-    const bullmq = await bullmqPool;
+    const connection = await bullmqPool as never;
     if (closed) throw new Error('closed');
-    const connection = (): never => bullmq as never;
     return {
       kind: 'postgres',
-      newQueue: () => new PostgresQueue<WebhookJobData, WebhookJobResult>(options.name, { connection: connection() }) as unknown as Queue<WebhookJobData, WebhookJobResult>,
+      newQueue: () => new PostgresQueue<WebhookJobData, WebhookJobResult>(options.name, { connection }) as unknown as Queue<WebhookJobData, WebhookJobResult>,
       newWorker: (processor, settings) => new PostgresWorker<WebhookJobData, WebhookJobResult>(options.name, processor, {
-        connection: connection(), ...settings,
+        connection, ...settings,
       }) as unknown as Worker<WebhookJobData, WebhookJobResult>,
       async admit(request) {
         const maxQueued = request.maxQueued === undefined ? -1 : Math.min(request.maxQueued, Number.MAX_SAFE_INTEGER);

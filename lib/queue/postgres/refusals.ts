@@ -7,15 +7,14 @@
  * that are waiting: a database that froze and thawed gets every mark refused meanwhile at once, one round trip after
  * it thaws, ahead of the jobs' workers (each needs a round trip to take its job and one more to claim it).
  */
+import { nextMarkPause } from '../store/mark-pauses.js';
+
 export type Run = (sql: string, values: unknown[], doing: string) => Promise<{ rows: Array<Record<string, unknown>> }>;
 /** A connection kept warm for the marks (the reply listener's), when there is one now. */
 export type Warm = () => ((sql: string, values: unknown[]) => Promise<{ rows: Array<Record<string, unknown>> }>) | undefined;
 
 /** How long a worker's claim on a late job stays, so a refusal that comes after it finds it. */
 const CLAIM_MS = 24 * 3600_000;
-/** The pauses between attempts at marks the database did not take: from 100 ms, doubling, to 500 ms. */
-const FIRST_PAUSE_MS = 100;
-const MAX_PAUSE_MS = 500;
 
 export class RefusalMarks {
   readonly #run: Run;
@@ -84,7 +83,7 @@ export class RefusalMarks {
         // until it would have expired, with the marks refused meanwhile.
         const now = this.#clock();
         this.#waiting = [...batch.filter((mark) => mark.expiresAt > now), ...this.#waiting];
-        this.#pauseMs = Math.min(Math.max(this.#pauseMs * 2, FIRST_PAUSE_MS), MAX_PAUSE_MS);
+        this.#pauseMs = nextMarkPause(this.#pauseMs);
         await new Promise((resolve) => { setTimeout(resolve, this.#pauseMs).unref(); });
         if (this.#stopped) break;
       } else {

@@ -16,6 +16,7 @@ import type { ResolvedShared } from '../options.js';
 import { publishReply, routed, shardedReplies, subscribeReplies } from '../redis-route.js';
 import { acquireSlot, admit, releaseSlot, unclaim } from '../scripts.js';
 import type { OpeningLink, QueueStoreLink } from './contract.js';
+import { nextMarkPause } from './mark-pauses.js';
 
 /** What a web queue adds: replica acknowledgement. */
 export interface RedisWebSettings {
@@ -103,15 +104,16 @@ export function openRedisLink(options: ResolvedShared, web: RedisWebSettings | u
 
 /**
  * Writes a refusal mark until Redis takes it, for as long as it would have lasted: a lost mark would let a job that
- * Redis kept run although its caller was refused. Tried again with a growing pause (Redis away), never once closed.
+ * Redis kept run although its caller was refused. Tried again with a growing pause (mark-pauses.ts), never once closed.
  */
 function untilWritten(write: () => Promise<unknown>, ttlMs: number, closed: () => boolean): void {
   const until = Date.now() + ttlMs;
   const attempt = (pauseMs: number): void => {
     write().catch(() => {
-      if (closed() || Date.now() + pauseMs >= until) return;
-      setTimeout(() => attempt(Math.min(pauseMs * 2, 500)), pauseMs).unref();
+      const pause = nextMarkPause(pauseMs);
+      if (closed() || Date.now() + pause >= until) return;
+      setTimeout(() => attempt(pause), pause).unref();
     });
   };
-  attempt(100);
+  attempt(0);
 }
