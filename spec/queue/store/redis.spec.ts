@@ -30,7 +30,7 @@ if (findService(REDIS) === undefined) {
         await new Promise((resolve) => setTimeout(resolve, 400));
         expect(await admin.sendCommand(['EXISTS', key])).to.equal(0);
         await admin.sendCommand(['ACL', 'SETUSER', 'default', '+set']);
-        for (let tries = 0; tries < 100 && await admin.sendCommand(['EXISTS', key]) === 0; tries += 1) {
+        for (let tries = 0; tries < 100 && await admin.sendCommand(['EXISTS', key]) as number === 0; tries += 1) {
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
         expect(await link.wasRefused('store-kept')).to.equal(true);
