@@ -57,7 +57,7 @@ export type {
 } from './core/rate-limits.js';
 export type * from './webhooks/registry/contract.js';
 export type { JsonSchemaCheck, NamedSchemaCheck, SchemaCheck } from './webhooks/registry/payload-schemas.js';
-export type { CompiledCheck, SchemaIssue } from './webhooks/registry/json-schemas.js';
+export type { CompiledCheck, SchemaIssue } from './webhooks/registry/json-schema/compile.js';
 export type * from './core/waits.js';
 export type * from './core/schemas.js';
 export type { WaitingMiddlewareOptions } from './webhooks/waiting/settings.js';

@@ -103,6 +103,11 @@ export const ERROR_CODES = {
    * was expected there; never the values sent); no run starts.
    */
   PAYLOAD_INVALID: 422,
+  /**
+   * Checking the call against the webhook's JSON Schema would cost more than one call's budget of work (or time):
+   * refused unchecked, so that a schema and a body together cannot stall the process; other calls go on.
+   */
+  PAYLOAD_TOO_COSTLY: 422,
   /** The webhook's schema names a validator this instance was not given in its `schemas` option: refused, never skipped. */
   PAYLOAD_SCHEMA_MISSING: 500,
   /** The workflow executor threw or rejected. */

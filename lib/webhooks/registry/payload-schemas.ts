@@ -6,7 +6,7 @@
 import { WebhookError } from '../../core/errors.js';
 import type { JsonSchema, NodePayloadSchemas } from '../../core/schemas.js';
 import type { WebhookNode, WorkflowWebhooks } from '../../core/types.js';
-import { compileJsonSchema, type CompiledCheck } from './json-schemas.js';
+import { compiledOnFirstUse, compileJsonSchema, type CompiledCheck } from './json-schema/compile.js';
 
 /** The parts of a call a schema can check, in the order they are checked and reported. */
 export const SCHEMA_PARTS = ['body', 'query', 'headers'] as const;
@@ -47,7 +47,9 @@ function resolvePart(owner: string, where: string, part: SchemaPart, given: unkn
   }
   try {
     const schema = given as JsonSchema;
-    return { kind: 'json', schema, exact: part === 'body' ? compileJsonSchema(schema, false) : undefined, coercing: compileJsonSchema(schema, true) };
+    if (part !== 'body') return { kind: 'json', schema, exact: undefined, coercing: compileJsonSchema(schema, true) };
+    // JSON bodies are the usual case: the coercing check waits for the first form, multipart or XML call.
+    return { kind: 'json', schema, exact: compileJsonSchema(schema, false), coercing: compiledOnFirstUse(schema, true) };
   } catch (error) {
     throw invalid(owner, where, `cannot be compiled: ${(error as Error).message}`, SCHEMA_HINT);
   }

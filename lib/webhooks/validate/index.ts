@@ -10,6 +10,7 @@ import { WebhookError } from '../../core/errors.js';
 import type { StandardSchema, StandardSchemaResult } from '../../core/schemas.js';
 import type { Kind } from '../body/body-types.js';
 import type { RegisteredWebhook } from '../registry/contract.js';
+import { ValidationBudget, withinBudget } from '../registry/json-schema/budget.js';
 import { SCHEMA_PARTS, type JsonSchemaCheck, type NamedSchemaCheck, type ResolvedPayloadSchemas, type SchemaPart } from '../registry/payload-schemas.js';
 import { Problems } from './problems.js';
 import type { NamedValidators } from './settings.js';
@@ -77,17 +78,21 @@ function refuse(problems: Problems | undefined): void {
 
 /**
  * Checks the call's parts against the webhook's schemas; throws (or rejects with) 422 `PAYLOAD_INVALID` listing
- * every place that did not match, in every part. Synchronous unless a validator answers with a promise.
+ * the places that did not match, in every part, or 422 `PAYLOAD_TOO_COSTLY` when the JSON Schema checks of the call
+ * together would cost more than one call's budget. Synchronous unless a validator answers with a promise.
  */
 export function checkPayload(webhook: RegisteredWebhook, schemas: ResolvedPayloadSchemas, parts: CheckedParts, validators: NamedValidators): Promise<void> | undefined {
   // Nothing is made for a call that matches: the problems only once one is found.
   let problems: Problems | undefined;
   let pending: Promise<void>[] | undefined;
+  // One budget for all of the call's JSON Schema checks: a body, its query and its headers share it.
+  let budget: ValidationBudget | undefined;
   for (const part of SCHEMA_PARTS) {
     const check = schemas[part];
     if (check === undefined) continue;
     if (check.kind === 'json') {
-      problems = checkJson(check, part, parts, problems);
+      budget ??= new ValidationBudget();
+      problems = withinBudget(budget, () => checkJson(check, part, parts, problems));
       continue;
     }
     const input = inputOf(parts, part);

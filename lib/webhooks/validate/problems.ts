@@ -4,9 +4,10 @@
  * name only the schema's side; a Standard Schema library's message may quote the value, so the value is cut out.
  */
 import { PayloadInvalidError } from '../../core/errors.js';
-import type { PayloadProblem, StandardSchemaIssue, StandardSchemaPath } from '../../core/schemas.js';
-import type { SchemaIssue } from '../registry/json-schemas.js';
+import type { PayloadProblem, StandardSchemaIssue } from '../../core/schemas.js';
+import type { SchemaIssue } from '../registry/json-schema/compile.js';
 import type { SchemaPart } from '../registry/payload-schemas.js';
+import { withoutCallerValues } from './caller-text.js';
 
 /** The answer lists at most this many places; a schema can say more about a large body than anyone reads. */
 export const MAX_PROBLEMS = 20;
@@ -47,7 +48,7 @@ export class Problems {
       const keys = (issue.path ?? []).map((segment) => (typeof segment === 'object' ? segment.key : segment));
       const path = `/${part}${keys.map((key) => `/${escapeSegment(key)}`).join('')}`;
       const message = typeof issue.message === 'string' && issue.message !== '' ? issue.message : 'is not valid';
-      this.add(part, path, withoutValue(message, valueAt(input, issue.path)));
+      this.add(part, path, withoutCallerValues(message, issue, input));
     }
   }
 
@@ -59,24 +60,4 @@ export class Problems {
     return new PayloadInvalidError(`The call's ${named} ${parts.length === 1 ? 'does' : 'do'} not match the webhook's schema.`, this.list,
       'Send what the schema describes: each entry of errors is a place in the call (a JSON pointer into /body, /query or /headers) and what it must be.');
   }
-}
-
-function valueAt(root: unknown, path: StandardSchemaPath | undefined): unknown {
-  let value = root;
-  for (const segment of path ?? []) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<PropertyKey, unknown>)[typeof segment === 'object' ? segment.key : segment];
-  }
-  return value;
-}
-
-/**
- * The message without the string sent there: its JSON form wherever it appears (how libraries quote a string they
- * received), and its bare text when it has 4 characters or more (a shorter one would cut letters out of the words).
- * Numbers and booleans are left: cutting digits would garble the bounds a message states, and secrets are strings.
- */
-function withoutValue(message: string, value: unknown): string {
-  if (typeof value !== 'string' || value === '') return message;
-  const cut = message.split(JSON.stringify(value)).join('(the value sent)');
-  return value.length >= 4 ? cut.split(value).join('(the value sent)') : cut;
 }

@@ -1,0 +1,78 @@
+/**
+ * One budget of validation work per call: every subschema applied to a value, every character a pattern reads,
+ * every value `enum`, `const` and `uniqueItems` compare, is charged to the call being checked, and the call is
+ * refused once its budget is spent. Budgets per string or per value add up over a body of thousands of them; one
+ * per call bounds what a schema and a body, both maybe from an attacker, make the process compute before it answers.
+ * Validation is synchronous, so the budget in force is a module slot set around it.
+ */
+import { WebhookError } from '../../../core/errors.js';
+
+/**
+ * Units of work one call's schemas may cost: a unit is about one subschema applied to one value (more for one with
+ * many keywords), one character read by a pattern per instruction of its program, one character or value that
+ * `enum`, `const` and `uniqueItems` compare. About 0.1 to 0.2 s of the slowest work per call on a 2-core machine.
+ */
+export const CALL_BUDGET_UNITS = 4_000_000;
+/** Whatever the units say, a check still running after this long stops (a safety net: the units should stop it first). */
+export const CALL_BUDGET_MS = 250;
+/** Pattern steps (characters × program instructions) per unit: RE2's slowest step (a character against one instruction, ~20 ns) is one unit. */
+const STEPS_PER_UNIT = 1;
+/** The clock is read once per this many units charged, not at every charge. */
+const UNITS_PER_CLOCK_READ = 16_384;
+
+/** The work left to one call. */
+export class ValidationBudget {
+  left: number;
+  readonly #deadline: number;
+  #untilClock = UNITS_PER_CLOCK_READ;
+
+  constructor(units = CALL_BUDGET_UNITS, ms = CALL_BUDGET_MS) {
+    this.left = units;
+    this.#deadline = performance.now() + ms;
+  }
+
+  charge(units: number): void {
+    this.left -= units;
+    if (this.left < 0) throw tooCostly('work');
+    this.#untilClock -= units;
+    if (this.#untilClock <= 0) {
+      this.#untilClock = UNITS_PER_CLOCK_READ;
+      if (performance.now() > this.#deadline) throw tooCostly('time');
+    }
+  }
+}
+
+/** The 422 of a call whose check would cost more than its budget; other calls go on. */
+export function tooCostly(spent: 'work' | 'time' | 'depth'): WebhookError {
+  const what = spent === 'time' ? `${CALL_BUDGET_MS} ms` : spent === 'depth' ? 'the nesting a check can follow' : `${CALL_BUDGET_UNITS} units of work`;
+  return new WebhookError('PAYLOAD_TOO_COSTLY', `Checking the call against the webhook's schema would cost more than its budget (${what}), so it was refused unchecked.`, {
+    hint: 'Send a smaller body, or ask the workflow\'s owner to bound the schema (maxItems, maxLength, fewer alternatives repeated at every level).',
+  });
+}
+
+let current: ValidationBudget | undefined;
+
+/** Runs a check under `budget` (a fresh one when none is given and none is in force). */
+export function withinBudget<T>(budget: ValidationBudget | undefined, check: () => T): T {
+  const outer = current;
+  current = budget ?? outer ?? new ValidationBudget();
+  try {
+    return check();
+  } catch (error) {
+    // A schema that recurses as deep as the data allows can still overflow the stack on a deep body.
+    if (error instanceof RangeError) throw tooCostly('depth');
+    throw error;
+  } finally {
+    current = outer;
+  }
+}
+
+/** Charges work to the budget in force; outside a check (nothing in force) it costs nothing. */
+export function charge(units: number): void {
+  current?.charge(units);
+}
+
+/** A pattern about to read `length` characters with a program of `size` instructions. */
+export function chargePattern(length: number, size: number): void {
+  current?.charge(Math.ceil((length * size) / STEPS_PER_UNIT));
+}
