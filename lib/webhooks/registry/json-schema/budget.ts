@@ -10,12 +10,12 @@ import { WebhookError } from '../../../core/errors.js';
 /**
  * Units of work one call's schemas may cost: a unit is about one subschema applied to one value (more for one with
  * many keywords), one character read by a pattern per instruction of its program, one character or value that
- * `enum`, `const` and `uniqueItems` compare. About 0.1 to 0.2 s of the slowest work per call on a 2-core machine.
+ * `enum`, `const` and `uniqueItems` compare (twenty per value). About 0.1 s of the slowest work per call on a 2-core machine.
  */
-export const CALL_BUDGET_UNITS = 4_000_000;
+export const CALL_BUDGET_UNITS = 2_500_000;
 /** Whatever the units say, a check still running after this long stops (a safety net: the units should stop it first). */
-export const CALL_BUDGET_MS = 250;
-/** Pattern steps (characters × program instructions) per unit: RE2's slowest step (a character against one instruction, ~20 ns) is one unit. */
+export const CALL_BUDGET_MS = 200;
+/** Pattern steps (characters × program instructions) per unit: RE2's slowest step (a character against one instruction, 20 to 40 ns) is one unit. */
 const STEPS_PER_UNIT = 1;
 /** The clock is read once per this many units charged, not at every charge. */
 const UNITS_PER_CLOCK_READ = 16_384;
