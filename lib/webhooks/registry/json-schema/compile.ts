@@ -16,7 +16,7 @@ import { schemaGraph, type SchemaNode } from './graph.js';
 import { namedKeysOf, redactedIssues, type SchemaIssue } from './issues.js';
 import { addLinearKeywords, COST_KEYWORD, type Cost } from './keywords.js';
 import { measureCost, MAX_APPLICATIONS_PER_VALUE } from './measure.js';
-import { linearPattern } from './patterns.js';
+import { linearPattern, programEstimate } from './patterns.js';
 import { subschemasOf, type Draft } from './subschemas.js';
 
 export type { SchemaIssue } from './issues.js';
@@ -29,6 +29,8 @@ export const MAX_SCHEMA_DEPTH = 32;
 export const REPORT_BUDGET_UNITS = 100_000;
 /** Subschemas one schema object may hold side by side (properties, allOf entries…): ajv nests its code that deep. */
 export const MAX_SIDE_BY_SIDE = 1000;
+/** RE2 instructions all of a schema's patterns may compile to together: about 60 ms of compiling. */
+export const MAX_SCHEMA_PROGRAM = 10_000;
 
 /**
  * A compiled schema: true when the data matches; else `errors` holds where it did not (up to 20 places, object keys
@@ -134,6 +136,19 @@ function crowded(nodes: readonly SchemaNode[]): string | undefined {
   return node === undefined ? undefined : `holds more than ${MAX_SIDE_BY_SIDE} subschemas side by side at ${node.pointer}: split them across $defs`;
 }
 
+/** Why the schema's patterns together would take too long to compile, or undefined. */
+function wordy(nodes: readonly SchemaNode[]): string | undefined {
+  let total = 0;
+  for (const { schema } of nodes) {
+    if (typeof schema !== 'object' || schema === null) continue;
+    const keywords = schema as Record<string, unknown>;
+    if (typeof keywords.pattern === 'string') total += programEstimate(keywords.pattern);
+    const patterned = keywords.patternProperties;
+    if (typeof patterned === 'object' && patterned !== null) for (const pattern of Object.keys(patterned)) total += programEstimate(pattern);
+  }
+  return total > MAX_SCHEMA_PROGRAM ? `has patterns that together compile to about ${total} instructions (at most ${MAX_SCHEMA_PROGRAM}): bound their repeats, or check lengths with maxLength` : undefined;
+}
+
 /** Subschemas applied to any number of children (items, additionalProperties…): each application is charged. */
 const CHARGED_EACH_TIME = new Set(['otherProperty', 'patternProperty', 'everyProperty', 'laterItem', 'everyItem', 'propertyName']);
 
@@ -213,7 +228,7 @@ export function compileJsonSchema(schema: JsonSchema, coerce: boolean): Compiled
   const own = JSON.parse(text) as object | boolean;
   withoutOwnCosts(own, draft);
   const nodes = schemaGraph(own, draft);
-  const why = crowded(nodes) ?? unbounded(nodes);
+  const why = crowded(nodes) ?? wordy(nodes) ?? unbounded(nodes);
   if (why !== undefined) throw new Error(why);
   const named = namedKeysOf(own, draft);
   markCosts(nodes);

@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { linearPattern, toRe2Syntax } from '../../../../lib/webhooks/registry/json-schema/patterns.js';
+import { linearPattern, MAX_PROGRAM, programEstimate, toRe2Syntax } from '../../../../lib/webhooks/registry/json-schema/patterns.js';
 import { ValidationBudget, withinBudget } from '../../../../lib/webhooks/registry/json-schema/budget.js';
 
 const PATTERNS = [
@@ -44,6 +44,13 @@ describe('schema patterns on a linear-time engine', () => {
     expect(() => linearPattern('\\uD83D', 'u')).to.throw(/lone surrogate/);
   });
 
+  it('refuses, before compiling it, a pattern whose bounded repeats would make a program too large to compile quickly', () => {
+    expect(programEstimate(`^${'\\w{0,99}'.repeat(12)}$`)).to.be.above(MAX_PROGRAM);
+    expect(() => linearPattern(`^${'\\w{0,99}'.repeat(12)}$`, 'u')).to.throw(/repeats too much/);
+    expect(() => linearPattern('^(a{2,50}){2,50}$', 'u')).to.throw(/repeats too much/);
+    expect(() => linearPattern('^[a-z]{1,64}@[a-z]{1,255}$', 'u')).to.not.throw();
+  });
+
   it('refuses a pattern that is not ECMA-262 at all, in V8\'s words', () => {
     expect(() => linearPattern('^(a', 'u')).to.throw(SyntaxError);
     expect(() => linearPattern('a{2,1}', 'u')).to.throw(SyntaxError);
@@ -56,7 +63,7 @@ describe('schema patterns on a linear-time engine', () => {
   });
 
   it('charges a string\'s length times the pattern\'s size to the call\'s budget, and refuses once it is spent', () => {
-    const pattern = linearPattern(`^${'\\w{0,99}'.repeat(12)}$`, 'u');
+    const pattern = linearPattern(`^${'\\w{0,60}'.repeat(12)}$`, 'u');
     const budget = new ValidationBudget(1_000_000);
     withinBudget(budget, () => pattern.test('a'.repeat(100)));
     expect(budget.left).to.equal(1_000_000 - 100 * pattern.size);
