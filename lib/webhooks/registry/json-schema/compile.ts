@@ -1,36 +1,29 @@
 /**
  * Compiles a webhook's JSON Schema with ajv, once, when its workflow is activated (never per call): draft 2020-12, or
  * draft-07 when `$schema` says so. A schema is data from a workflow that may have been imported, so before ajv sees
- * it its text is bounded (size, nesting) and its cost measured (measure.ts: reference cycles, recursion that fans
- * out); ajv then compiles a copy whose every subschema charges the call's budget (budget.ts), whose patterns run on
- * RE2 (patterns.ts), and whose `$ref`s are calls rather than inlined copies, so that compile time and code grow with
- * the schema's text. A check stops at its first mismatch; only a refused value is checked again for up to 20 places.
+ * it its text is bounded and its cost measured (bounds.ts); ajv then compiles a copy whose subschemas charge the
+ * call's budget (costs.ts, budget.ts), whose patterns run on RE2 (patterns.ts), and whose `$ref`s are calls rather
+ * than inlined copies, so that compile time and code grow with the schema's text. A check stops at its first mismatch; only a refused value is checked again for up to 20 places.
  * ajv is loaded by the first schema, not by importing the middleware.
  */
 import { createRequire } from 'node:module';
 import type { Ajv as AjvInstance, Options as AjvOptions } from 'ajv';
 import type { FormatName, FormatsPlugin } from 'ajv-formats';
 import type { JsonSchema } from '../../../core/schemas.js';
+import { crowded, oversized, unbounded, wordy } from './bounds.js';
 import { ValidationBudget, withinBudget } from './budget.js';
-import { schemaGraph, type SchemaNode } from './graph.js';
+import { markCosts, withoutOwnCosts } from './costs.js';
+import { schemaGraph } from './graph.js';
 import { namedKeysOf, redactedIssues, type SchemaIssue } from './issues.js';
-import { addLinearKeywords, COST_KEYWORD, type Cost } from './keywords.js';
-import { measureCost, MAX_APPLICATIONS_PER_VALUE } from './measure.js';
-import { linearPattern, programEstimate } from './patterns.js';
-import { subschemasOf, type Draft } from './subschemas.js';
+import { addLinearKeywords } from './keywords.js';
+import { linearPattern } from './patterns.js';
+import type { Draft } from './subschemas.js';
 
 export type { SchemaIssue } from './issues.js';
+export { MAX_SCHEMA_DEPTH, MAX_SCHEMA_SIZE } from './bounds.js';
 
-/** A schema's JSON text may hold at most this many characters. */
-export const MAX_SCHEMA_SIZE = 32 * 1024;
-/** A schema may nest objects and arrays at most this deep. */
-export const MAX_SCHEMA_DEPTH = 32;
 /** Units a refused value's second check (for up to 20 places) may cost; past them, the first place found is told. */
 export const REPORT_BUDGET_UNITS = 100_000;
-/** Subschemas one schema object may hold side by side (properties, allOf entries…): ajv nests its code that deep. */
-export const MAX_SIDE_BY_SIDE = 1000;
-/** RE2 instructions all of a schema's patterns may compile to together: about 60 ms of compiling. */
-export const MAX_SCHEMA_PROGRAM = 10_000;
 
 /**
  * A compiled schema: true when the data matches; else `errors` holds where it did not (up to 20 places, object keys
@@ -52,8 +45,6 @@ export const CHECKED_FORMATS: readonly FormatName[] = [
   'email', 'hostname', 'ipv4', 'ipv6', 'uuid', 'json-pointer', 'json-pointer-uri-fragment', 'relative-json-pointer',
   'byte', 'int32', 'int64', 'float', 'double', 'password', 'binary',
 ];
-/** Keywords that read a string's whole length each time they apply (patterns are charged on their own). */
-const LENGTH_KEYWORDS = ['minLength', 'maxLength', 'format'];
 
 const instances = new Map<string, AjvInstance>();
 
@@ -98,101 +89,6 @@ function draftOf(schema: JsonSchema): Draft | undefined {
   if (/json-schema\.org\/draft\/2020-12\/schema#?$/.test(declared)) return '2020-12';
   if (/json-schema\.org\/draft-07\/schema#?$/.test(declared)) return 'draft-07';
   return undefined;
-}
-
-/** Why a schema's JSON text is too large to compile, or undefined. */
-function oversized(text: string): string | undefined {
-  if (text.length > MAX_SCHEMA_SIZE) return `is larger than ${MAX_SCHEMA_SIZE} characters of JSON`;
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (inString) {
-      if (char === '\\') i++;
-      else if (char === '"') inString = false;
-    } else if (char === '"') {
-      inString = true;
-    } else if (char === '{' || char === '[') {
-      deepest = Math.max(deepest, ++depth);
-    } else if (char === '}' || char === ']') {
-      depth--;
-    }
-  }
-  return deepest > MAX_SCHEMA_DEPTH ? `nests deeper than ${MAX_SCHEMA_DEPTH} levels` : undefined;
-}
-
-/** Why the schema's cost per value has no useful bound, or undefined. */
-function unbounded(nodes: readonly SchemaNode[]): string | undefined {
-  const finding = measureCost(nodes);
-  if (finding === undefined) return undefined;
-  if (finding.kind === 'cycle') return `refers back to the same value without reaching into it (${finding.path.join(' → ')}), so checking a value would never end`;
-  return `can apply ${finding.pointer} and its subschemas ${Math.round(finding.applications)} times to one value ${finding.depth} levels deep (at most ${MAX_APPLICATIONS_PER_VALUE}): it recurses through more than one path per level (anyOf, oneOf, allOf, if, or several $refs). Give each level one path`;
-}
-
-/** Why one schema object holds too many subschemas side by side to be compiled, or undefined. */
-function crowded(nodes: readonly SchemaNode[]): string | undefined {
-  const node = nodes.find((candidate) => candidate.edges.filter((edge) => edge.applies.kind !== 'stored' && edge.reference !== true).length > MAX_SIDE_BY_SIDE);
-  return node === undefined ? undefined : `holds more than ${MAX_SIDE_BY_SIDE} subschemas side by side at ${node.pointer}: split them across $defs`;
-}
-
-/** Why the schema's patterns together would take too long to compile, or undefined. */
-function wordy(nodes: readonly SchemaNode[]): string | undefined {
-  let total = 0;
-  for (const { schema } of nodes) {
-    if (typeof schema !== 'object' || schema === null) continue;
-    const keywords = schema as Record<string, unknown>;
-    if (typeof keywords.pattern === 'string') total += programEstimate(keywords.pattern);
-    const patterned = keywords.patternProperties;
-    if (typeof patterned === 'object' && patterned !== null) for (const pattern of Object.keys(patterned)) total += programEstimate(pattern);
-  }
-  return total > MAX_SCHEMA_PROGRAM ? `has patterns that together compile to about ${total} instructions (at most ${MAX_SCHEMA_PROGRAM}): bound their repeats, or check lengths with maxLength` : undefined;
-}
-
-/** Subschemas applied to any number of children (items, additionalProperties…): each application is charged. */
-const CHARGED_EACH_TIME = new Set(['otherProperty', 'patternProperty', 'everyProperty', 'laterItem', 'everyItem', 'propertyName']);
-
-/**
- * Marks the subschemas of `nodes` (a copy of our own) that charge the budget when they apply, with what that costs:
- * the root, each one applied to any number of children, each one a reference leads to, each one that reads a
- * string's length. What applies at most once per application of one of these (`allOf` branches, one `properties`
- * entry) is added to its cost instead of charging on its own: fewer calls in the compiled check, the same bound.
- */
-function markCosts(nodes: readonly SchemaNode[]): void {
-  const lengthReads = (node: SchemaNode): number => {
-    const schema = node.schema;
-    return typeof schema === 'object' && schema !== null ? LENGTH_KEYWORDS.filter((keyword) => keyword in schema).length : 0;
-  };
-  const charged = new Set<number>([0]);
-  for (const [index, node] of nodes.entries()) {
-    if (lengthReads(node) > 0) charged.add(index);
-    for (const edge of node.edges) if (edge.reference === true || CHARGED_EACH_TIME.has(edge.applies.kind)) charged.add(edge.to);
-  }
-  for (const index of charged) {
-    const node = nodes[index] as SchemaNode;
-    if (typeof node.schema !== 'object' || node.schema === null) continue;
-    let units = 0;
-    const pending = [index];
-    const seen = new Set<number>();
-    while (pending.length > 0) {
-      const next = pending.pop() as number;
-      if (seen.has(next)) continue;
-      seen.add(next);
-      units += (nodes[next] as SchemaNode).weight;
-      for (const edge of (nodes[next] as SchemaNode).edges) {
-        if (edge.applies.kind !== 'stored' && edge.reference !== true && !charged.has(edge.to)) pending.push(edge.to);
-      }
-    }
-    const cost: Cost = [units, lengthReads(node)];
-    (node.schema as Record<string, unknown>)[COST_KEYWORD] = cost;
-  }
-}
-
-/** Drops a schema's own keyword named like the cost keyword: it must not set its own cost. */
-function withoutOwnCosts(schema: unknown, draft: Draft): void {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return;
-  delete (schema as Record<string, unknown>)[COST_KEYWORD];
-  for (const child of subschemasOf(schema, draft)) withoutOwnCosts(child.schema, draft);
 }
 
 /** Schemas compiled lately, by coercion and JSON text (which holds the draft): a registry resolves a workflow more than once. */

@@ -4,7 +4,8 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { linearPattern, MAX_PROGRAM, programEstimate, toRe2Syntax } from '../../../../lib/webhooks/registry/json-schema/patterns.js';
+import { linearPattern, toRe2Syntax } from '../../../../lib/webhooks/registry/json-schema/patterns.js';
+import { MAX_PROGRAM, programEstimate } from '../../../../lib/webhooks/registry/json-schema/pattern-size.js';
 import { ValidationBudget, withinBudget } from '../../../../lib/webhooks/registry/json-schema/budget.js';
 
 const PATTERNS = [
