@@ -44,7 +44,10 @@ export class Problems {
 
   /** A Standard Schema validator's issues, its messages without the values they name. */
   addStandardIssues(part: SchemaPart, issues: readonly StandardSchemaIssue[], input: unknown): void {
+    if (issues.length > 0) this.parts.add(part);
     for (const issue of issues) {
+      // A large body can bring a million issues: past a full list, cleaning their messages is work for nobody.
+      if (this.list.length >= MAX_PROBLEMS) return;
       const keys = (issue.path ?? []).map((segment) => (typeof segment === 'object' ? segment.key : segment));
       const path = `/${part}${keys.map((key) => `/${escapeSegment(key)}`).join('')}`;
       const message = typeof issue.message === 'string' && issue.message !== '' ? issue.message : 'is not valid';
