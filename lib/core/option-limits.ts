@@ -32,6 +32,8 @@ export interface PayloadLimits {
   fieldNameSize: number;
   /** Levels of JSON arrays and objects, or XML elements, a body may nest (BODY_TOO_DEEP, 400, past it). */
   bodyDepth: number;
+  /** Units of work one call's JSON Schema checks may cost (422 PAYLOAD_TOO_COSTLY past it). */
+  schemaWork: number;
 }
 
 /** The request line and header limits (414, 431 past one). */
@@ -80,6 +82,13 @@ export interface WebhookLimitsOptions {
    * stack of whatever walks it recursively (400 `BODY_TOO_DEEP` past it).
    */
   bodyDepth?: number;
+  /**
+   * Units of work one call's JSON Schema checks (body, query and headers together) may cost. Default 2 500 000: about
+   * 0.1 s of the slowest checks on a 2-core machine, during which no other call is served. A unit is about one
+   * subschema applied to one value, or one character a pattern reads per instruction of its program; a call past it
+   * is refused 422 `PAYLOAD_TOO_COSTLY`, checked no further. Raise it for large bodies against large schemas.
+   */
+  schemaWork?: number;
   /** The request URL, in characters. Default 8192 (414 past it). */
   urlLength?: number;
   /** Request headers. Default 100 (431 past it). */
@@ -108,6 +117,7 @@ export const DEFAULT_LIMITS: Readonly<PayloadLimits & RequestLimits> = Object.fr
   fieldSize: MIB,
   fieldNameSize: 200,
   bodyDepth: 64,
+  schemaWork: 2_500_000,
   urlLength: 8192,
   headerCount: 100,
   headerSize: 12 * 1024,

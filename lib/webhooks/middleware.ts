@@ -198,7 +198,7 @@ async function handleCall(call: Served): Promise<void> {
     if (webhook.schemas !== undefined) {
       // Before the run, its test listen, its wait or its job: a call that does not match uses none of them up.
       const parts = { body: payload.body, query, headers: req.headers, bodyKind: payload.kind };
-      const checked = checkPayload(webhook, webhook.schemas, parts, options.schemas);
+      const checked = checkPayload(webhook, webhook.schemas, parts, options.schemas, payloadSettings.limits.schemaWork);
       if (checked !== undefined) await checked;
       payload.body = parts.body;
       query = parts.query;

@@ -16,7 +16,7 @@ describe('resolveOptions()', () => {
     expect(options).to.deep.include({ productionPrefix: 'webhook', publicUrl: undefined, errorHandling: 'respond' });
     expect(options.limits).to.deep.equal({
       bodySize: 16 * MIB, jsonSize: 4 * MIB, xmlSize: MIB, binarySize: 200 * MIB, fileSize: 200 * MIB, totalFileSize: 200 * MIB,
-      files: 100, fields: 1000, parts: 1100, fieldSize: MIB, fieldNameSize: 200, bodyDepth: 64, urlLength: 8192, headerCount: 100, headerSize: 12 * 1024,
+      files: 100, fields: 1000, parts: 1100, fieldSize: MIB, fieldNameSize: 200, bodyDepth: 64, schemaWork: 2_500_000, urlLength: 8192, headerCount: 100, headerSize: 12 * 1024,
     });
     expect(options.proxyHops).to.equal(0);
     expect(options.uploads).to.deep.equal({ tempDir: tmpdir(), memoryThreshold: MIB });

@@ -79,9 +79,9 @@ function refuse(problems: Problems | undefined): void {
 /**
  * Checks the call's parts against the webhook's schemas; throws (or rejects with) 422 `PAYLOAD_INVALID` listing
  * the places that did not match, in every part, or 422 `PAYLOAD_TOO_COSTLY` when the JSON Schema checks of the call
- * together would cost more than one call's budget. Synchronous unless a validator answers with a promise.
+ * together would cost more than `workUnits` (`limits.schemaWork`). Synchronous unless a validator answers with a promise.
  */
-export function checkPayload(webhook: RegisteredWebhook, schemas: ResolvedPayloadSchemas, parts: CheckedParts, validators: NamedValidators): Promise<void> | undefined {
+export function checkPayload(webhook: RegisteredWebhook, schemas: ResolvedPayloadSchemas, parts: CheckedParts, validators: NamedValidators, workUnits: number): Promise<void> | undefined {
   // Nothing is made for a call that matches: the problems only once one is found.
   let problems: Problems | undefined;
   let pending: Promise<void>[] | undefined;
@@ -91,7 +91,7 @@ export function checkPayload(webhook: RegisteredWebhook, schemas: ResolvedPayloa
     const check = schemas[part];
     if (check === undefined) continue;
     if (check.kind === 'json') {
-      budget ??= new ValidationBudget();
+      budget ??= new ValidationBudget(workUnits);
       problems = withinBudget(budget, () => checkJson(check, part, parts, problems));
       continue;
     }

@@ -6,13 +6,15 @@
  * Validation is synchronous, so the budget in force is a module slot set around it.
  */
 import { WebhookError } from '../../../core/errors.js';
+import { DEFAULT_LIMITS } from '../../../core/option-limits.js';
 
 /**
- * Units of work one call's schemas may cost: a unit is about one subschema applied to one value (more for one with
- * many keywords), one character read by a pattern per instruction of its program, one character or value that
- * `enum`, `const` and `uniqueItems` compare (twenty per value). About 0.1 s of the slowest work per call on a 2-core machine.
+ * Units of work one call's schemas may cost by default (`limits.schemaWork`): a unit is about one subschema applied to
+ * one value (more for one with many keywords), one character read by a pattern per instruction of its program, one
+ * character or value that `enum`, `const` and `uniqueItems` compare (twenty per value). About 0.1 s of the slowest
+ * work per call on a 2-core machine.
  */
-export const CALL_BUDGET_UNITS = 2_500_000;
+export const CALL_BUDGET_UNITS = DEFAULT_LIMITS.schemaWork;
 /** Whatever the units say, a check still running after this long stops (a safety net: the units should stop it first). */
 export const CALL_BUDGET_MS = 200;
 /** Pattern steps (characters × program instructions) per unit: RE2's slowest step (a character against one instruction, 20 to 40 ns) is one unit. */
@@ -23,30 +25,31 @@ const UNITS_PER_CLOCK_READ = 16_384;
 /** The work left to one call. */
 export class ValidationBudget {
   left: number;
+  readonly #units: number;
   readonly #deadline: number;
   #untilClock = UNITS_PER_CLOCK_READ;
 
   constructor(units = CALL_BUDGET_UNITS, ms = CALL_BUDGET_MS) {
     this.left = units;
+    this.#units = units;
     this.#deadline = performance.now() + ms;
   }
 
   charge(units: number): void {
     this.left -= units;
-    if (this.left < 0) throw tooCostly('work');
+    if (this.left < 0) throw tooCostly(`${this.#units} units of work`);
     this.#untilClock -= units;
     if (this.#untilClock <= 0) {
       this.#untilClock = UNITS_PER_CLOCK_READ;
-      if (performance.now() > this.#deadline) throw tooCostly('time');
+      if (performance.now() > this.#deadline) throw tooCostly(`${CALL_BUDGET_MS} ms`);
     }
   }
 }
 
 /** The 422 of a call whose check would cost more than its budget; other calls go on. */
-export function tooCostly(spent: 'work' | 'time' | 'depth'): WebhookError {
-  const what = spent === 'time' ? `${CALL_BUDGET_MS} ms` : spent === 'depth' ? 'the nesting a check can follow' : `${CALL_BUDGET_UNITS} units of work`;
+export function tooCostly(what: string): WebhookError {
   return new WebhookError('PAYLOAD_TOO_COSTLY', `Checking the call against the webhook's schema would cost more than its budget (${what}), so it was refused unchecked.`, {
-    hint: 'Send a smaller body, or ask the workflow\'s owner to bound the schema (maxItems, maxLength, fewer alternatives repeated at every level).',
+    hint: 'Send a smaller body. The server\'s owner can bound the schema (maxItems, maxLength) or raise the middleware option limits.schemaWork.',
   });
 }
 
@@ -60,7 +63,7 @@ export function withinBudget<T>(budget: ValidationBudget | undefined, check: () 
     return check();
   } catch (error) {
     // A schema that recurses as deep as the data allows can still overflow the stack on a deep body.
-    if (error instanceof RangeError) throw tooCostly('depth');
+    if (error instanceof RangeError) throw tooCostly('the nesting a check can follow');
     throw error;
   } finally {
     current = outer;
