@@ -39,7 +39,7 @@ const LAYER_OF: Record<string, Layer> = {
   core: 'core',
   'webhooks/registry': 'stages', 'webhooks/request': 'stages', 'webhooks/guards': 'stages', 'webhooks/rate-limit': 'stages', 'webhooks/body': 'stages',
   'webhooks/uploads': 'stages', 'webhooks/payload': 'stages', 'webhooks/validate': 'stages', 'webhooks/run': 'stages', 'webhooks/response': 'stages',
-  'webhooks/describe': 'stages', 'webhooks/registry/shared': 'stages',
+  'webhooks/describe': 'stages', 'webhooks/registry/shared': 'stages', 'webhooks/registry/json-schema': 'stages',
   webhooks: 'addresses', 'webhooks/waiting': 'addresses',
   redis: 'entries', postgres: 'entries', queue: 'entries', 'queue/binary': 'entries', 'queue/store': 'entries', 'queue/postgres': 'entries', telemetry: 'entries', fastify: 'entries',
   console: 'entries', 'console/calls': 'entries', 'console/listen': 'entries', 'console/page': 'entries',

@@ -32,29 +32,30 @@ describeConsoleInChromium('the console shows calls their payload schema refused 
     expect(errors).to.deep.equal([]);
   });
 
-  it('lists in Recent calls where a refused call did not match and what was expected, as text, never its values', async () => {
+  it('lists in Recent calls where a refused call did not match and what was expected, as text, never its values or its own keys', async () => {
+    // A schema may come from an attacker too: the property it names is markup, shown as text.
+    const markup = '<img src=x onerror="window.__pwned=1">';
     await session.app.registry.activate({
       workflowId: 'counts', nodes: [{ name: 'Counts', parameters: { path: 'counts', httpMethod: 'POST' } }],
-      schemas: { Counts: { body: { type: 'object', required: ['qty'], properties: { qty: { type: 'integer' } }, additionalProperties: { type: 'integer' } } } },
+      schemas: { Counts: { body: { type: 'object', required: ['qty'], properties: { qty: { type: 'integer' }, [markup]: { type: 'integer' } }, additionalProperties: { type: 'integer' } } } },
     });
     const { page, errors } = await session.open('#calls');
     await page.locator('.live').getByText('Live').waitFor();
-    const markup = '<img src=x onerror="window.__pwned=1">';
     const answer = await fetch(`${session.app.origin}${WEBHOOK_BASE}/webhook/counts`, {
-      method: 'POST', body: JSON.stringify({ qty: 'sk_live_secret', [markup]: 'x' }), headers: { 'content-type': 'application/json', 'x-request-id': 'call-refused-1' },
+      method: 'POST', body: JSON.stringify({ qty: 'sk_live_secret', [markup]: 'x', sk_live_key: 'y' }), headers: { 'content-type': 'application/json', 'x-request-id': 'call-refused-1' },
     });
     expect(answer.status).to.equal(422);
     const row = page.locator('tr.call[data-call-id="call-refused-1"]');
     await row.waitFor();
-    expect(await row.locator('.code .payload-errors li').allTextContents()).to.deep.equal([
-      `/body/${markup} must be integer`, '/body/qty must be integer',
+    expect(await row.locator('.code .payload-errors li').allTextContents()).to.have.members([
+      `/body/${markup} must be integer`, '/body/qty must be integer', '/body/* must be integer',
     ]);
     expect(await row.locator('img').count()).to.equal(0);
     expect(await page.evaluate('typeof window.__pwned')).to.equal('undefined');
     // The filter finds a call by the place it did not match.
     await page.getByLabel('Filter calls').fill('/body/qty');
     expect(await row.isVisible()).to.equal(true);
-    expect(await page.content()).to.not.include('sk_live_secret');
+    expect(await page.content()).to.not.include('sk_live_secret').and.to.not.include('sk_live_key');
     expect(errors).to.deep.equal([]);
   });
 }, () => ({ console: { workflows: new Map([[CHECKED.workflowId, CHECKED]]) } }));
