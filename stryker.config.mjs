@@ -6,7 +6,13 @@
 const stage = process.env.WWH_MUTATE_STAGE;
 // The stage folder, or the loose wiring files beside them ('wiring'), or the core ('core'), or all of them.
 const folderOf = (name) => (name === 'core' ? 'lib/core' : `lib/webhooks/${name}`);
-const scope = stage === undefined ? ['lib/webhooks/**/*.ts', 'lib/core/**/*.ts'] : stage === 'wiring' ? ['lib/webhooks/*.ts'] : [`${folderOf(stage)}/**/*.ts`];
+// `validate` also takes the payload-schema compiler it drives, lib/webhooks/registry/json-schema/, which `registry`
+// leaves out, so each file belongs to one stage.
+const scope = stage === undefined ? ['lib/webhooks/**/*.ts', 'lib/core/**/*.ts']
+  : stage === 'wiring' ? ['lib/webhooks/*.ts']
+    : stage === 'validate' ? ['lib/webhooks/validate/*.ts', 'lib/webhooks/registry/json-schema/*.ts']
+      : stage === 'registry' ? ['lib/webhooks/registry/**/*.ts', '!lib/webhooks/registry/json-schema/**']
+        : [`${folderOf(stage)}/**/*.ts`];
 const report = `reports/mutation/${stage ?? 'webhooks'}`;
 // Against each mutant run the stage's own specs (spec/ mirrors lib/), or with WWH_MUTATE_ALL_SPECS=1 all of
 // spec/webhooks/ and spec/core/. The request path is covered by almost every spec, so under all of them each surviving mutant
@@ -14,7 +20,9 @@ const report = `reports/mutation/${stage ?? 'webhooks'}`;
 // is a floor: a mutant they miss may still be killed elsewhere.
 const ownSpecs = stage === undefined || process.env.WWH_MUTATE_ALL_SPECS === '1'
   ? ['spec/webhooks/**/*.spec.ts', 'spec/core/**/*.spec.ts']
-  : stage === 'wiring' ? ['spec/webhooks/*.spec.ts'] : [`${folderOf(stage).replace(/^lib/, 'spec')}/**/*.spec.ts`];
+  : stage === 'wiring' ? ['spec/webhooks/*.spec.ts']
+    : stage === 'validate' ? ['spec/webhooks/validate/*.spec.ts', 'spec/webhooks/registry/json-schema/*.spec.ts', 'spec/webhooks/registry/payload-schemas.spec.ts']
+      : [`${folderOf(stage).replace(/^lib/, 'spec')}/**/*.spec.ts`];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {

@@ -1,7 +1,11 @@
 /**
  * `npm run mutate -- [stage ...] [--all-specs] [--concurrency N]`: mutation testing of the request path, one stage
  * folder of lib/webhooks/ at a time (request, guards, body, uploads, payload, run, response, registry, describe, waiting,
- * rate-limit, or `wiring` for the loose files beside them), or `core` for lib/core/; all of them when none is named. Each stage
+ * rate-limit, validate, or `wiring` for the loose files beside them), or `core` for lib/core/; all of them when none is
+ * named. `validate` also takes the payload-schema compiler, lib/webhooks/registry/json-schema/ (which `registry` leaves
+ * out), with its specs and spec/webhooks/registry/payload-schemas.spec.ts, and gets a fresh test runner per mutant
+ * (--maxTestRunnerReuse 1): compiled schemas, patterns and ajv instances are kept in module state, so a runner reused
+ * after one mutant would answer the next from the first one's cache. Each stage
  * gets its own StrykerJS run and report in reports/mutation/<stage>.html; at the end a table gives each stage's
  * score, so a weak folder shows at a glance. Each mutant meets the stage's own specs (spec/webhooks/<stage>/,
  * spec/webhooks/*.spec.ts for the wiring, spec/core/ for the core), or with --all-specs every spec under
@@ -12,8 +16,11 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 
-const STAGES = ['core', 'request', 'guards', 'body', 'uploads', 'payload', 'run', 'response', 'registry', 'describe', 'waiting', 'rate-limit', 'wiring'];
+const STAGES = ['core', 'request', 'guards', 'body', 'uploads', 'payload', 'run', 'response', 'registry', 'describe', 'waiting', 'rate-limit', 'validate', 'wiring'];
 const STRYKER = ['--yes', '-p', '@stryker-mutator/core@9.6.1', '-p', '@stryker-mutator/mocha-runner@9.6.1', '-p', 'mocha@11.7.5', 'stryker', 'run', 'stryker.config.mjs'];
+
+/** Stryker options a stage needs on top of the shared ones (stryker.config.mjs) and those given on the command line. */
+const STAGE_OPTIONS: Record<string, string[]> = { validate: ['--maxTestRunnerReuse', '1'] };
 
 interface MutantResult { status: string }
 interface Report { files: Record<string, { mutants: MutantResult[] }> }
@@ -51,7 +58,7 @@ function main(argv: string[]): number {
   }
   const rows: string[] = [];
   for (const stage of named.length > 0 ? named : STAGES) {
-    const run = spawnSync('npx', [...STRYKER, '--ignoreStatic', ...options], { stdio: 'inherit', env: { ...process.env, WWH_MUTATE_STAGE: stage, WWH_MUTATE_ALL_SPECS: allSpecs ? '1' : '0' } });
+    const run = spawnSync('npx', [...STRYKER, '--ignoreStatic', ...(STAGE_OPTIONS[stage] ?? []), ...options], { stdio: 'inherit', env: { ...process.env, WWH_MUTATE_STAGE: stage, WWH_MUTATE_ALL_SPECS: allSpecs ? '1' : '0' } });
     const file = `reports/mutation/${stage}.json`;
     if (run.status !== 0 || !existsSync(file)) {
       rows.push(`| ${stage} | Stryker failed (exit ${run.status}) | | | |`);
