@@ -60,7 +60,9 @@ export class Problems {
     if (this.list.length === 0) return undefined;
     const parts = [...this.parts];
     const named = parts.length === 1 ? parts[0] as string : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1] as string}`;
-    return new PayloadInvalidError(`The call's ${named} ${parts.length === 1 ? 'does' : 'do'} not match the webhook's schema.`, this.list,
+    // `headers` is plural on its own: "The call's headers do not match".
+    const verb = parts.length === 1 && parts[0] !== 'headers' ? 'does' : 'do';
+    return new PayloadInvalidError(`The call's ${named} ${verb} not match the webhook's schema.`, this.list,
       'Send what the schema describes: each entry of errors is a place in the call (a JSON pointer into /body, /query or /headers) and what it must be.');
   }
 }

@@ -26,12 +26,14 @@ const UNITS_PER_CLOCK_READ = 16_384;
 export class ValidationBudget {
   left: number;
   readonly #units: number;
+  readonly #ms: number;
   readonly #deadline: number;
   #untilClock = UNITS_PER_CLOCK_READ;
 
   constructor(units = CALL_BUDGET_UNITS, ms = CALL_BUDGET_MS) {
     this.left = units;
     this.#units = units;
+    this.#ms = ms;
     this.#deadline = performance.now() + ms;
   }
 
@@ -41,7 +43,7 @@ export class ValidationBudget {
     this.#untilClock -= units;
     if (this.#untilClock <= 0) {
       this.#untilClock = UNITS_PER_CLOCK_READ;
-      if (performance.now() > this.#deadline) throw tooCostly(`${CALL_BUDGET_MS} ms`);
+      if (performance.now() > this.#deadline) throw tooCostly(`${this.#ms} ms`);
     }
   }
 }

@@ -30,6 +30,27 @@ describe('one budget of validation work per call', () => {
     expect(() => withinBudget(call, () => parts.map((each) => check(each)))).to.throw().with.property('status', 422);
   });
 
+  it('spends the budget to its last unit, and refuses the first unit past it', () => {
+    const budget = new ValidationBudget(100);
+    withinBudget(budget, () => { budget.charge(100); });
+    expect(budget.left).to.equal(0);
+    expect(() => budget.charge(1)).to.throw().with.property('code', 'PAYLOAD_TOO_COSTLY');
+  });
+
+  it('stops a check still running past its time, whatever units are left, saying so', async () => {
+    const budget = new ValidationBudget(1e12, 1);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    budget.charge(100);
+    let refused: unknown;
+    try {
+      for (let round = 0; round < 10; round++) budget.charge(10_000);
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).to.have.property('code', 'PAYLOAD_TOO_COSTLY');
+    expect((refused as Error).message).to.include('1 ms');
+  });
+
   it('turns a stack overflowed by a deep body into a refusal of the call, not a failure of the server', () => {
     expect(() => withinBudget(new ValidationBudget(), () => {
       const deeper = (depth: number): number => (depth === 0 ? 0 : 1 + deeper(depth - 1));
