@@ -9,7 +9,8 @@
  * (only the stages), telemetry (the middleware with OpenTelemetry, without
  * and with an SDK, and with the console mounted), replicas (queue mode with replica acknowledgement against without;
  * starts a primary and a replica), ratelimit (CPU per call of an address without and with a rate limit, memory and
- * Redis and PostgreSQL registries; starts its own servers), stores (a registry change on Redis and on PostgreSQL), parse (what parsing one JSON or XML body costs the event loop).
+ * Redis and PostgreSQL registries; starts its own servers), stores (a registry change on Redis and on PostgreSQL), parse (what parsing one JSON or XML body costs the event loop),
+ * schemas (what checking a body against a payload schema costs per call, against the compiler of b38d9c9, and RE2 against V8's RegExp).
  */
 import { cpus, totalmem } from 'node:os';
 import { benchDefinitions } from './definitions.js';
@@ -23,6 +24,7 @@ import { benchReplicas } from './queue-replicas.js';
 import { benchRedis } from './redis.js';
 import { benchRedisTopologies } from './redis-topologies.js';
 import { benchRegistryLookup } from './registry-lookup.js';
+import { benchSchemaCost } from './schema-cost.js';
 import { benchSigned } from './signed.js';
 import { benchSpeed, speedKinds } from './speed.js';
 import { benchStoreChanges } from './store-changes.js';
@@ -51,6 +53,7 @@ if (wants('telemetry')) {
 if (only === undefined || ['json', 'scale', 'form', 'multipart'].includes(only)) write(`## HTTP\n\n${await benchHttp(settings, only)}\n\n`);
 if (wants('signed')) write(`## Signed webhooks (one server, the same call unsigned and signed)\n\n${await benchSigned(settings)}\n\n`);
 if (wants('parse')) write(`## Parsing cost on the event loop (in process)\n\n${benchParseCost()}\n\n`);
+if (wants('schemas')) write(`## Payload schemas: cost per validation and RE2 against V8 (in process)\n\n${await benchSchemaCost()}\n\n`);
 if (wants('registry')) write(`## Registry look-up (in process)\n\n${await benchRegistryLookup()}\n\n`);
 if (wants('definitions')) write(`## Definition validation (in process)\n\n${await benchDefinitions()}\n\n`);
 if (wants('upload')) write(`## 1 GiB multipart upload (server in its own process)\n\n${await benchUpload()}\n\n`);

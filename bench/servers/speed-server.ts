@@ -22,6 +22,7 @@ import connect from 'connect';
 import express from 'express';
 import type { CallTelemetry, WebhookExecutor } from 'workflow-webhooks';
 import { serveGcProbe } from './gc-probe.js';
+import { ORDER_SCHEMA } from './order-schema.js';
 
 const { createWebhookMiddleware, MemoryWebhookRegistry } = (process.env.BENCH_BUILD === undefined
   ? await import('workflow-webhooks')
@@ -96,20 +97,6 @@ async function telemetryOf(name: string): Promise<CallTelemetry | undefined> {
     meterProvider: new metricsSdk.MeterProvider({ readers: [new metricsSdk.PeriodicExportingMetricReader({ exporter: metrics, exportIntervalMillis: 1000 })] }),
   });
 }
-
-/** `mwnode-schema`'s body schema: ten fields, the bench's JSON body's six among them, compiled once at activation. */
-const ORDER_SCHEMA = {
-  type: 'object',
-  required: ['order', 'items', 'customer'],
-  properties: {
-    order: { type: 'integer', minimum: 1 },
-    items: { type: 'array', maxItems: 100, items: { type: 'object', required: ['sku', 'qty'], properties: { sku: { type: 'string', maxLength: 64 }, qty: { type: 'integer', minimum: 1 } } } },
-    customer: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 }, email: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$' } } },
-    note: { type: 'string', maxLength: 500 },
-    currency: { enum: ['EUR', 'USD', 'GBP'] },
-    gift: { type: 'boolean' },
-  },
-};
 
 async function withMiddleware(bare: boolean, readsFiles: boolean): Promise<RequestListener> {
   const registry = new MemoryWebhookRegistry();

@@ -182,3 +182,136 @@ describe('a 422 never repeats what the caller sent, whatever the validator libra
     expect(withoutCallerValues(message, { message }, { [SECRET]: 1, ...large })).to.equal('Unrecognized key: (the value sent)');
   });
 });
+
+describe('a 422 message keeps what the schema says and cuts exactly what the caller sent', () => {
+  const cut = (message: string, issue: Record<string, unknown>, input?: unknown): string =>
+    withoutCallerValues(message, { message, ...issue } as StandardSchemaIssue, input);
+
+  it('cuts a message that is nothing but the value sent', () => {
+    expect(cut(SECRET, { path: ['token'] }, { token: SECRET })).to.equal('(the value sent)');
+  });
+
+  it('leaves a message alone when a library reports that an empty text was received', () => {
+    expect(cut('Invalid length: Expected >=1 but received 0', { received: '' })).to.equal('Invalid length: Expected >=1 but received 0');
+  });
+
+  it('cuts the whole of a value that begins with a shorter value sent beside it, leaving no fragment', () => {
+    const input = { a: 'secret', b: 'secret-abcd-1234' };
+    expect(cut('Invalid token: received secret-abcd-1234', { path: [] }, input)).to.equal('Invalid token: received (the value sent)');
+    expect(cut('Invalid token: received secret-abcd-1234', { path: [], keys: ['secret', 'secret-abcd-1234'] }))
+      .to.equal('Invalid token: received (the value sent)');
+  });
+
+  it('cuts the unknown key names an issue lists, even when the body is not at hand', () => {
+    expect(cut(`Unrecognized key: "${SECRET_KEY}"`, { path: [], keys: [SECRET_KEY] })).to.equal('Unrecognized key: (the value sent)');
+  });
+
+  it('cuts an unknown key zod names, whatever else the call sent', async () => {
+    const body = { name: 'Ada', [SECRET_KEY]: 1 };
+    const result = await z.strictObject({ name: z.string() })['~standard'].validate(body);
+    const [issue] = result.issues ?? [];
+    expect(issue?.message).to.include(SECRET_KEY);
+    expect(withoutCallerValues(issue?.message ?? '', issue as StandardSchemaIssue, undefined)).to.equal('Unrecognized key: (the value sent)');
+  });
+
+  it('cuts the value a library printed as what it received, even without the value itself', () => {
+    expect(cut(`Invalid type: Expected number but received "${SECRET}"`, { received: `"${SECRET}"` }))
+      .to.equal('Invalid type: Expected number but received (the value sent)');
+    expect(cut('Expected "free" but received my secret plan', { received: 'my secret plan' }))
+      .to.equal('Expected "free" but received (the value sent)');
+  });
+
+  it('keeps the name of the type received, which says nothing of the value', async () => {
+    const messages = await messagesOf([[z3.object({ qty: z3.number() }), { qty: 'abc' }]]);
+    expect(messages.answered).to.deep.equal(['Expected number, received string']);
+    expect(cut('Expected number, received string', { received: 'string' })).to.equal('Expected number, received string');
+  });
+
+  it('keeps the literal the schema wants when the value received is a digit of it', async () => {
+    const messages = await messagesOf([[z3.object({ qty: z3.literal(10) }), { qty: 1 }]]);
+    expect(messages.answered).to.deep.equal(['Invalid literal value, expected 10']);
+  });
+
+  it('cuts a long number received only as a whole, never out of a longer bound', async () => {
+    const messages = await messagesOf([
+      [v.object({ qty: v.pipe(v.number(), v.minValue(10000)) }), { qty: 1000 }],
+      [v.object({ qty: v.pipe(v.number(), v.maxValue(-10000)) }), { qty: -1000 }],
+    ]);
+    expect(messages.answered).to.deep.equal([
+      'Invalid value: Expected >=10000 but received (the value sent)',
+      'Invalid value: Expected <=-10000 but received (the value sent)',
+    ]);
+    expect(cut('Expected >=10000 but received 1000', { received: '1000' })).to.equal('Expected >=10000 but received (the value sent)');
+  });
+
+  it('cuts the first keys of a huge object sent where a string was wanted', () => {
+    const note: Record<string, unknown> = { [SECRET_KEY]: 1 };
+    for (let index = 0; index < 100_000; index++) note[`k${index}`] = index;
+    expect(cut(`Expected string, actual {"${SECRET_KEY}":1,…}`, { path: ['note'] }, { note })).to.equal('Expected string, actual {(the value sent):1,…}');
+  });
+
+  it('cuts a value four levels inside the object sent where a string was wanted', () => {
+    const message = `Expected string, actual an object holding "${SECRET}"`;
+    expect(cut(message, { path: ['note'] }, { note: { a: { b: { c: { d: SECRET } } } } }))
+      .to.equal('Expected string, actual an object holding (the value sent)');
+  });
+
+  it('looks only at the first 200 texts of a large value, so a key far down cannot rewrite the schema\'s words', () => {
+    const many = [...Array.from({ length: 199 }, (_, index) => `value-${index}`), { first: 1, expected: 2 }];
+    expect(cut('Expected string', { path: ['list'] }, { list: many })).to.equal('Expected string');
+    expect(cut('Expected string, got value-0', { path: ['list'] }, { list: many })).to.equal('Expected string, got (the value sent)');
+  });
+
+  it('cuts a bigint as it is printed, with or without its n, and keeps the bigint bound', async () => {
+    const input = { n: 123456789123456789n };
+    const written: string[] = [];
+    const answered: string[] = [];
+    for (const schema of [
+      effect(Schema.Struct({ n: Schema.String })),
+      effect(Schema.Struct({ n: Schema.BigIntFromSelf.pipe(Schema.lessThanOrEqualToBigInt(10n)) })),
+      v.object({ n: v.string() }),
+    ]) {
+      const result = await schema['~standard'].validate(input);
+      for (const issue of result.issues ?? []) {
+        written.push(issue.message);
+        answered.push(withoutCallerValues(issue.message, issue, input));
+      }
+    }
+    expectCutOut({ written, answered }, /123456789123456789/);
+    expect(answered).to.deep.equal([
+      'Expected string, actual (the value sent)',
+      'Expected a bigint less than or equal to 10n, actual (the value sent)',
+      'Invalid type: Expected string but received (the value sent)',
+    ]);
+  });
+
+  it('cuts a query value such as "0042" that a library printed as the number 42', async () => {
+    const messages = await messagesOf([
+      [effect(Schema.Struct({ page: Schema.NumberFromString.pipe(Schema.lessThanOrEqualTo(10)) })), { page: '0042' }],
+    ]);
+    expect(messages.written).to.deep.equal(['Expected a number less than or equal to 10, actual 42']);
+    expect(messages.answered).to.deep.equal(['Expected a number less than or equal to 10, actual (the value sent)']);
+  });
+
+  it('cuts a four-letter value printed bare', () => {
+    expect(cut('plan must be free or pro; got abcd', { path: ['plan'] }, { plan: 'abcd' })).to.equal('plan must be free or pro; got (the value sent)');
+  });
+
+  it('does not take a blank or non-numeric value sent for a number the message states', () => {
+    expect(cut('must be more than 0 characters', { path: ['q'] }, { q: '  ' })).to.equal('must be more than 0 characters');
+    expect(cut('Expected a number, got NaN', { path: ['page'] }, { page: 'abc' })).to.equal('Expected a number, got NaN');
+  });
+
+  it('cuts a short value sent that a library single-quoted', async () => {
+    const messages = await messagesOf([[z3.object({ plan: z3.enum(['free', 'pro']) }), { plan: 'ab' }]]);
+    expect(messages.written).to.deep.equal(["Invalid enum value. Expected 'free' | 'pro', received 'ab'"]);
+    expect(messages.answered).to.deep.equal(["Invalid enum value. Expected 'free' | 'pro', received (the value sent)"]);
+    expect(cut("plan must be 'free', not 'ab'", { path: ['plan'] }, { plan: 'ab' })).to.equal("plan must be 'free', not (the value sent)");
+  });
+
+  it('cuts a value holding regular-expression characters literally, without cutting what merely resembles it', () => {
+    expect(cut('Invalid: "a+b(c)" is not one of a+b, abc', { path: ['expr'] }, { expr: 'a+b(c)' }))
+      .to.equal('Invalid: (the value sent) is not one of a+b, abc');
+    expect(cut('Invalid: [x.y]* is not xzy', { path: ['expr'] }, { expr: '[x.y]*' })).to.equal('Invalid: (the value sent) is not xzy');
+  });
+});

@@ -4,7 +4,7 @@
  * the query and the headers of one call share one budget of work.
  */
 import { expect } from 'chai';
-import { resolveWorkflowWebhooks, type RegisteredWebhook, type StandardSchema } from '../../../lib/index.js';
+import { resolveWorkflowWebhooks, type JsonSchema, type RegisteredWebhook, type StandardSchema } from '../../../lib/index.js';
 import { ValidationBudget, withinBudget } from '../../../lib/webhooks/registry/json-schema/budget.js';
 import { compileJsonSchema } from '../../../lib/webhooks/registry/json-schema/compile.js';
 import { checkPayload, type CheckedParts } from '../../../lib/webhooks/validate/index.js';
@@ -51,7 +51,7 @@ describe('the validate stage', () => {
   it('shares one budget among the body and the query: each passes alone, together they are refused PAYLOAD_TOO_COSTLY', () => {
     const body = Array.from({ length: 400 }, () => 'abcdefghij');
     const query = { q: 'abcdefghij'.repeat(400) };
-    const cost = (schema: object, data: unknown): number => {
+    const cost = (schema: JsonSchema, data: unknown): number => {
       const budget = new ValidationBudget(1e9);
       withinBudget(budget, () => compileJsonSchema(schema, data === body ? false : true)(data));
       return 1e9 - budget.left;

@@ -15,7 +15,10 @@ import { DEFAULT_LIMITS } from '../../../core/option-limits.js';
  * work per call on a 2-core machine.
  */
 export const CALL_BUDGET_UNITS = DEFAULT_LIMITS.schemaWork;
-/** Whatever the units say, a check still running after this long stops (a safety net: the units should stop it first). */
+/**
+ * Whatever the units say, a check still running this long after its first 16 384 units stops (a safety net: the units
+ * should stop it first).
+ */
 export const CALL_BUDGET_MS = 200;
 /** Pattern steps (characters × program instructions) per unit: RE2's slowest step (a character against one instruction, 20 to 40 ns) is one unit. */
 const STEPS_PER_UNIT = 1;
@@ -27,24 +30,25 @@ export class ValidationBudget {
   left: number;
   readonly #units: number;
   readonly #ms: number;
-  readonly #deadline: number;
+  /** Set at the first reading of the clock: a call whose checks stay small never reads it. */
+  #deadline = Infinity;
   #untilClock = UNITS_PER_CLOCK_READ;
 
   constructor(units = CALL_BUDGET_UNITS, ms = CALL_BUDGET_MS) {
     this.left = units;
     this.#units = units;
     this.#ms = ms;
-    this.#deadline = performance.now() + ms;
   }
 
   charge(units: number): void {
     this.left -= units;
     if (this.left < 0) throw tooCostly(`${this.#units} units of work`);
     this.#untilClock -= units;
-    if (this.#untilClock <= 0) {
-      this.#untilClock = UNITS_PER_CLOCK_READ;
-      if (performance.now() > this.#deadline) throw tooCostly(`${this.#ms} ms`);
-    }
+    if (this.#untilClock > 0) return;
+    this.#untilClock = UNITS_PER_CLOCK_READ;
+    const now = performance.now();
+    if (this.#deadline === Infinity) this.#deadline = now + this.#ms;
+    else if (now > this.#deadline) throw tooCostly(`${this.#ms} ms`);
   }
 }
 
