@@ -24,6 +24,8 @@ export { MAX_SCHEMA_DEPTH, MAX_SCHEMA_SIZE } from './bounds.js';
 
 /** Units a refused value's second check (for up to 20 places) may cost; past them, the first place found is told. */
 export const REPORT_BUDGET_UNITS = 100_000;
+/** Issues of a refused value turned into places: enough for 20 distinct ones after keys are hidden. */
+const LISTED_ISSUES = 200;
 
 /**
  * A compiled schema: true when the data matches; else `errors` holds where it did not (up to 20 places, object keys
@@ -147,7 +149,8 @@ export function compileJsonSchema(schema: JsonSchema, coerce: boolean): Compiled
       return true;
     }
     const found = places(data);
-    check.errors = redactedIssues(found.length > 0 ? found : first.errors ?? [], data, named);
+    // Past the first issues nothing is listed (20 places at most): the rest are not walked into the data.
+    check.errors = redactedIssues((found.length > 0 ? found : first.errors ?? []).slice(0, LISTED_ISSUES), data, named);
     return false;
   });
   if (recent.size >= RECENT) recent.delete(recent.keys().next().value as string);
