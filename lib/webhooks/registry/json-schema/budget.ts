@@ -10,9 +10,9 @@ import { DEFAULT_LIMITS } from '../../../core/option-limits.js';
 
 /**
  * Units of work one call's schemas may cost by default (`limits.schemaWork`): a unit is about one subschema applied to
- * one value (more for one with many keywords), one character read by a pattern per instruction of its program, one
- * character or value that `enum`, `const` and `uniqueItems` compare (twenty per value). About 0.1 s of the slowest
- * work per call on a 2-core machine.
+ * one value (more for one with many keywords), one character read by a pattern per instruction of its program
+ * (RE2's slowest step, 20 to 40 ns), twenty per value and one per 32 characters that `enum`, `const` and
+ * `uniqueItems` compare. About 0.1 s of the slowest work per call on a 2-core machine.
  */
 export const CALL_BUDGET_UNITS = DEFAULT_LIMITS.schemaWork;
 /**
@@ -20,8 +20,6 @@ export const CALL_BUDGET_UNITS = DEFAULT_LIMITS.schemaWork;
  * should stop it first).
  */
 export const CALL_BUDGET_MS = 200;
-/** Pattern steps (characters × program instructions) per unit: RE2's slowest step (a character against one instruction, 20 to 40 ns) is one unit. */
-const STEPS_PER_UNIT = 1;
 /** The clock is read once per this many units charged, not at every charge. */
 const UNITS_PER_CLOCK_READ = 16_384;
 
@@ -83,5 +81,5 @@ export function charge(units: number): void {
 
 /** A pattern about to read `length` characters with a program of `size` instructions. */
 export function chargePattern(length: number, size: number): void {
-  current?.charge(Math.ceil((length * size) / STEPS_PER_UNIT));
+  current?.charge(length * size);
 }
