@@ -51,7 +51,7 @@ export class ValidationBudget {
 }
 
 /** The 422 of a call whose check would cost more than its budget; other calls go on. */
-export function tooCostly(what: string): WebhookError {
+function tooCostly(what: string): WebhookError {
   return new WebhookError('PAYLOAD_TOO_COSTLY', `Checking the call against the webhook's schema would cost more than its budget (${what}), so it was refused unchecked.`, {
     hint: 'Send a smaller body. The server\'s owner can bound the schema (maxItems, maxLength) or raise the middleware option limits.schemaWork.',
   });
@@ -67,7 +67,8 @@ export function withinBudget<T>(budget: ValidationBudget | undefined, check: () 
     return check();
   } catch (error) {
     // A schema that recurses as deep as the data allows can still overflow the stack on a deep body.
-    if (error instanceof RangeError) throw tooCostly('the nesting a check can follow');
+    // Only the stack's own overflow: any other RangeError is a fault, reported as one, not a refusal of the call.
+    if (error instanceof RangeError && /call stack/i.test(error.message)) throw tooCostly('the nesting a check can follow');
     throw error;
   } finally {
     current = outer;

@@ -57,4 +57,8 @@ describe('one budget of validation work per call', () => {
       return deeper(1e7);
     })).to.throw().with.property('code', 'PAYLOAD_TOO_COSTLY');
   });
+
+  it('leaves any other RangeError a fault of its own, not a refusal of the call', () => {
+    expect(() => withinBudget(new ValidationBudget(), () => new Array(-1))).to.throw(RangeError, /array length/i);
+  });
 });
