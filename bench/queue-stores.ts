@@ -7,14 +7,17 @@
  * - the latency a lastNode call through the queue adds at one connection, against the same call run in process,
  *   with the CPU per call of web instance, worker and store together.
  * The store's CPU is redis-server's, or the postmaster's and every backend's. Every server and worker is a process
- * of its own (pinned where taskset has two cores). See bench/README.md.
+ * of its own (pinned where taskset has two cores). On the same PostgreSQL cluster, then, what queue mode costs the
+ * database beside BullMQ driven directly and graphile-worker (bench/queue-postgres-cost.ts). See bench/README.md.
  */
 import { createPostgresBackend, Queue, withBackend } from 'bullmq';
+import pg from 'pg';
 import { createClient } from 'redis';
 import type { BenchSettings } from './http.js';
 import { stop } from './http.js';
 import { cannon, cpuOf, cpuOfPid, median, pin, timedCalls, type Post } from './pinned.js';
 import { startPostgres } from './postgres-server.js';
+import { benchPostgresCost } from './queue-postgres-cost.js';
 import { start, until, type Child } from './queue-mode.js';
 import { startRedis } from './redis-server.js';
 
@@ -22,6 +25,10 @@ const PATH = '/hooks/webhook/bench';
 const BODY = '{"order":42,"item":"Tea","quantity":3}';
 const DRAIN_JOBS = Number(process.env.BENCH_STORE_DRAIN_JOBS ?? 5000);
 const ONE_CONNECTION_CALLS = Number(process.env.BENCH_ONE_CONNECTION_CALLS ?? 1000);
+/** Jobs per round of the database-cost comparison on PostgreSQL (bench/queue-postgres-cost.ts). */
+const COST_JOBS = Number(process.env.BENCH_PG_COST_JOBS ?? 3000);
+/** What runs (a comma list): `redis` and `postgres` (the table of both stores), `cost` (the comparison on PostgreSQL). */
+const PARTS = new Set((process.env.BENCH_QUEUE_STORES ?? 'redis,postgres,cost').split(','));
 
 /** One store as the benchmark drives it. */
 interface Store {
@@ -32,6 +39,8 @@ interface Store {
   completed(): Promise<number>;
   empty(): Promise<void>;
   stop(): Promise<void>;
+  /** Measured on the same server once its row is: PostgreSQL's database-cost comparison. */
+  beside?(rounds: number): Promise<string>;
 }
 
 interface Row { stored: number; webCpu: number; storeCpuStored: number; drained: number; workerCpu: number; storeCpuJob: number; added: number; cpuPerCall: number }
@@ -53,16 +62,21 @@ async function redisStore(): Promise<Store> {
 }
 
 async function postgresStore(): Promise<Store> {
-  const postgres = await startPostgres();
+  const postgres = await startPostgres({ statements: true });
   const { Queue: PostgresQueue } = withBackend(createPostgresBackend);
   const jobs = new PostgresQueue('bench', { connection: { connectionString: postgres.url, migrate: true } });
   await jobs.waitUntilReady();
+  // Done jobs are counted by one narrow statement: BullMQ's getCompletedCount counts every state of every job of the
+  // queue, and polled while a worker drains, that was the database's own work, not the queue's.
+  const probe = new pg.Client({ connectionString: postgres.url });
+  await probe.connect();
   return {
     name: 'PostgreSQL', env: { DATABASE_URL: postgres.url, QUEUE_NAME: 'bench' },
     cpu: () => postgres.cpuMicros(),
-    completed: () => jobs.getCompletedCount(),
+    completed: async () => Number((await probe.query("SELECT count(*) FROM bullmq.job WHERE queue = 'bench' AND state = 'completed'")).rows[0]?.count),
     empty: () => jobs.obliterate({ force: true }),
-    stop: async () => { await jobs.close(); await postgres.stop(); },
+    stop: async () => { await jobs.close(); await probe.end(); await postgres.stop(); },
+    beside: (rounds) => benchPostgresCost(postgres, rounds, COST_JOBS),
   };
 }
 
@@ -99,7 +113,7 @@ async function measureStore(store: Store, rounds: number, seconds: number, inPro
       const started = performance.now();
       const drainer = await start('queue-mode-worker.ts', [], { ...store.env, QUEUE_CONCURRENCY: '20' });
       pin(drainer.child.pid, 'web');
-      await until(async () => (await store.completed()) >= DRAIN_JOBS, 300_000, 20);
+      await until(async () => (await store.completed()) >= DRAIN_JOBS, 300_000, 100);
       drained.push(DRAIN_JOBS / ((performance.now() - started) / 1000));
       workerCpu.push(await cpuOf(drainer.child) / DRAIN_JOBS);
       storeCpuJob.push((store.cpu() - store0) / DRAIN_JOBS);
@@ -138,11 +152,14 @@ export async function benchQueueStores(base: BenchSettings): Promise<string> {
   const inProcess = await start('queue-mode-web.ts', ['inprocess', 'lastNode'], {});
   pin(inProcess.child.pid, 'web');
   const rows: Array<[string, Row]> = [];
+  let cost = '';
   try {
-    for (const open of [redisStore, postgresStore]) {
+    for (const [part, open] of [['redis', redisStore], ['postgres', postgresStore]] as const) {
+      if (!PARTS.has(part) && (part !== 'postgres' || !PARTS.has('cost'))) continue;
       const store = await open();
       try {
-        rows.push([store.name, await measureStore(store, rounds, seconds, inProcess)]);
+        if (PARTS.has(part)) rows.push([store.name, await measureStore(store, rounds, seconds, inProcess)]);
+        if (PARTS.has('cost') && store.beside !== undefined) cost = await store.beside(rounds);
       } finally {
         await store.stop();
       }
@@ -156,5 +173,7 @@ export async function benchQueueStores(base: BenchSettings): Promise<string> {
     ...rows.map(([name, row]) => `| ${name} | ${int(row.stored)} | ${us(row.webCpu)} + ${us(row.storeCpuStored)} | ${int(row.drained)} | ` +
       `${us(row.workerCpu)} + ${us(row.storeCpuJob)} | +${(row.added / 1000).toFixed(2)} ms | ${us(row.cpuPerCall)} |`),
   ];
-  return [`${rounds} rounds, medians; ${int(DRAIN_JOBS)} jobs per drain round, ${int(ONE_CONNECTION_CALLS)} calls per latency round.`, '', ...lines].join('\n');
+  const table = rows.length === 0 ? [] : [`${rounds} rounds, medians; ${int(DRAIN_JOBS)} jobs per drain round, ${int(ONE_CONNECTION_CALLS)} calls per latency round.`, '', ...lines];
+  const comparison = cost === '' ? [] : ['', '### What queue mode costs PostgreSQL, beside BullMQ driven directly and graphile-worker (same cluster, same run)', '', cost];
+  return [...table, ...comparison].join('\n');
 }

@@ -5,8 +5,9 @@
  * (HTTP, autocannon), signed (signature verification), registry, definitions, upload (1 GiB), redis (starts its own
  * redis-server), topologies (the Redis registry on one server, a Redis Cluster and Sentinel), queue (queue mode
  * against in process, pinned to cores, then queue mode on Redis and on PostgreSQL, then the stages of a lastNode
- * call; starts its own redis-server, PostgreSQL and workers), queue-stores (only Redis against PostgreSQL), stages
- * (only the stages), telemetry (the middleware with OpenTelemetry, without
+ * call; starts its own redis-server, PostgreSQL and workers), queue-stores (only Redis against PostgreSQL, then on
+ * that PostgreSQL the library against BullMQ driven directly and graphile-worker), stages (only the stages),
+ * telemetry (the middleware with OpenTelemetry, without
  * and with an SDK, and with the console mounted), replicas (queue mode with replica acknowledgement against without;
  * starts a primary and a replica), ratelimit (CPU per call of an address without and with a rate limit, memory and
  * Redis and PostgreSQL registries; starts its own servers), stores (a registry change on Redis and on PostgreSQL), parse (what parsing one JSON or XML body costs the event loop),

@@ -193,6 +193,47 @@ if (findService(POSTGRES) === undefined) {
       expect(await link.wasRefused('store-claimed')).to.equal(false);
       expect(await link.wasRefused('store-other')).to.equal(true);
     });
+
+    it('tells each of many late jobs claimed at once its own fate: the refused ones are refused, the others run', async () => {
+      const { link } = opened;
+      const refused = Array.from({ length: 15 }, (_, index) => `many-refused-${index}`);
+      for (const storeId of refused) link.markRefused(storeId, 60_000);
+      for (const storeId of refused) await until(() => markWritten(storeId));
+      const storeIds = [...refused, ...Array.from({ length: 15 }, (_, index) => `many-free-${index}`)].sort(() => Math.random() - 0.5);
+      const answers = await Promise.all(storeIds.map((storeId) => link.wasRefused(storeId)));
+      expect(Object.fromEntries(storeIds.map((storeId, index) => [storeId, answers[index]])))
+        .to.deep.equal(Object.fromEntries(storeIds.map((storeId) => [storeId, storeId.startsWith('many-refused')])));
+    });
+
+    it('settles every late job once when refusals and claims race: refused and not run, or run and its refusal not kept', async () => {
+      const worker = await openSpecLink(server.url, schema, opened.name, false, opened.clock);
+      try {
+        const warnedBefore = opened.warnings.length;
+        const storeIds = Array.from({ length: 40 }, (_, index) => `race-${String(index).padStart(2, '0')}`);
+        // Half were claimed before their refusal came; the web side marks all of them in one order while the worker
+        // claims the other half in the opposite one, batches on both sides.
+        const first = await Promise.all(storeIds.slice(0, 20).map(async (storeId) => [storeId, await worker.link.wasRefused(storeId)] as const));
+        for (const storeId of storeIds) opened.link.markRefused(storeId, 60_000);
+        const racing = await Promise.all(storeIds.slice(20).reverse().map(async (storeId) => [storeId, await worker.link.wasRefused(storeId)] as const));
+        const answers = [...first, ...racing];
+        expect(first.map(([, refused]) => refused)).to.deep.equal(Array.from({ length: 20 }, () => false));
+        for (const storeId of storeIds) await until(() => markWritten(storeId));
+        const client = new pg.Client({ connectionString: server.url });
+        await client.connect();
+        try {
+          const rows = await client.query(`SELECT store_id, refused FROM ${schema}.queue_refused WHERE store_id LIKE 'race-%'`);
+          const kept = Object.fromEntries(rows.rows.map((row: { store_id: string; refused: boolean }) => [row.store_id, row.refused]));
+          expect(kept).to.deep.equal(Object.fromEntries(answers));
+        } finally {
+          await client.end();
+        }
+        // No batch failed (a deadlock between a batch of marks and one of claims would be told here).
+        expect(opened.warnings.slice(warnedBefore)).to.deep.equal([]);
+        expect(worker.warnings).to.deep.equal([]);
+      } finally {
+        await worker.close();
+      }
+    });
   });
 
   describe('queue mode\'s PostgreSQL store on the host\'s pool, or a pool config with BullMQ\'s schema', function () {
