@@ -68,10 +68,13 @@ export class ChangeLog {
     }, doing);
   }
 
-  /** The entries after `version`, oldest first, at most `limit`. */
-  async after(version: number, limit: number): Promise<ChangeEntry[]> {
-    const found = await this.#link.query(`SELECT version, op, subject, data FROM ${this.#schema}.changes WHERE version > $1 ORDER BY version LIMIT $2`,
-      [version, limit], 'reading the change log');
+  /**
+   * The entry numbered `version` (while the log keeps it) and the entries after it, oldest first, at most `limit`
+   * after it: the first shows whether the log still holds what the reader applied under that number.
+   */
+  async from(version: number, limit: number): Promise<ChangeEntry[]> {
+    const found = await this.#link.query(`SELECT version, op, subject, data FROM ${this.#schema}.changes WHERE version >= $1 ORDER BY version LIMIT $2`,
+      [version, limit + 1], 'reading the change log');
     return found.rows.map((row) => ({ version: Number(row.version), op: String(row.op), subject: String(row.subject), data: row.data === null ? null : String(row.data) }));
   }
 }

@@ -1,8 +1,11 @@
 /**
- * Follows the change log: one connection of the pool kept for LISTEN, so a change reaches this instance when it
- * commits, and a read every second besides, so a notification lost with a dropped connection or a restarted database
- * delays a change by a second at most. Entries are applied one at a time, in order; a missing number asks for a full
- * reload. A dropped LISTEN connection is replaced, and what was missed meanwhile is read on return.
+ * Follows the change log: one connection kept for LISTEN (of the directUrl's pool, when the registry's goes through a
+ * pooler in transaction mode), so a change reaches this instance when it commits, and a read every second besides, so
+ * a notification lost with a dropped connection or a restarted database delays a change by a second at most. Entries
+ * are applied one at a time, in order; a missing number asks for a full reload. A dropped LISTEN connection is
+ * replaced, and what was missed meanwhile is read on return. A log that went back (a failover to a standby that had not
+ * received its newest entries, a restore from a backup) numbers new entries as the lost ones were: the entry last
+ * applied is compared with the one the log holds under its number, and a difference asks for a full reload too.
  */
 import type { ChangeEntry, ChangeLog } from './change-log.js';
 import { channelOf } from './change-log.js';
@@ -22,6 +25,10 @@ const POLL_MS = 1000;
 const BATCH = 500;
 const RETRY_MS = [50, 100, 250, 500, 1000];
 
+function sameEntry(a: ChangeEntry, b: ChangeEntry): boolean {
+  return a.op === b.op && a.subject === b.subject && a.data === b.data;
+}
+
 export class LogReader {
   readonly #pool: () => Promise<PostgresPoolLike>;
   readonly #log: ChangeLog;
@@ -29,6 +36,8 @@ export class LogReader {
   readonly #timeoutMs: number;
   readonly #follower: LogFollower;
   #version: number;
+  /** The entry numbered #version as applied here; undefined after a load, when the log's own entry is taken as it. */
+  #applied: ChangeEntry | undefined;
   #listener: PostgresClientLike | undefined;
   #timer: NodeJS.Timeout | undefined;
   #reading: Promise<void> | undefined;
@@ -76,16 +85,24 @@ export class LogReader {
   async #read(): Promise<void> {
     try {
       for (;;) {
-        const entries = await this.#log.after(this.#version, BATCH);
+        const entries = await this.#log.from(this.#version, BATCH);
         this.#follower.contact();
-        if (entries.length > 0 && entries[0]?.version !== this.#version + 1) {
+        const held = entries[0]?.version === this.#version ? entries.shift() : undefined;
+        // The log keeps its newest entries, never fewer than 100: one with nothing at or after an entry applied here went
+        // back. Known only once an entry was seen here, so a reload is never repeated over a log that lacks its own head.
+        const applied = this.#applied;
+        const wentBack = applied !== undefined && (held === undefined ? entries.length === 0 : !sameEntry(held, applied));
+        if (wentBack || (entries.length > 0 && entries[0]?.version !== this.#version + 1)) {
           this.#version = await this.#follower.reload();
+          this.#applied = undefined;
           continue;
         }
+        this.#applied ??= held;
         for (const entry of entries) {
           if (this.#stopped) return;
           await this.#follower.apply(entry);
           this.#version = entry.version;
+          this.#applied = entry;
         }
         if (entries.length < BATCH) return;
       }

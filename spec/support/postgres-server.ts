@@ -3,6 +3,7 @@
  * loopback port with its unix socket in that folder, stopped and removed afterwards (also when the spec process exits
  * early). initdb and postgres refuse to run as root, so under root (CI) the folder is handed to `nobody` and the server
  * runs as that user. It can be restarted as a crash would (`pg_ctl restart -m immediate`) and its backends killed.
+ * A standby is one whose data folder is filled by `pg_basebackup` instead of initdb (`from`), and it can be promoted.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -27,28 +28,44 @@ export const POSTGRES: Service = { binary: 'pg_ctl', debianPackage: 'postgresql'
 /** The unprivileged user a root process runs the server as. */
 const NOBODY = { uid: 65534, gid: 65534 };
 
+/** Runs one of the server's own binaries (pg_basebackup, …) as the server's user, in its folder. */
+export type ServerTool = (binary: string, args: string[]) => Promise<void>;
+
+export interface PostgresStartOptions {
+  /** Server settings given as `-c name=value` on every start (they win over postgresql.conf); values without spaces. */
+  settings?: Readonly<Record<string, string>>;
+  /** Fills the (not yet existing) data folder instead of initdb: a base backup of another server, for a standby. */
+  from?: (data: string, tool: ServerTool) => Promise<void>;
+}
+
 export class PostgresServer {
   readonly port: number;
   readonly #bin: string;
   readonly #folder: string;
+  readonly #settings: Readonly<Record<string, string>>;
   readonly #onExit = (): void => this.#stopNow();
   #running = false;
 
-  private constructor(bin: string, folder: string, port: number) {
+  private constructor(bin: string, folder: string, port: number, settings: Readonly<Record<string, string>>) {
     this.#bin = bin;
     this.#folder = folder;
     this.port = port;
+    this.#settings = settings;
   }
 
   /** Creates and starts one, or resolves undefined when PostgreSQL is not on this machine (and cannot be installed). */
-  static async start(): Promise<PostgresServer | undefined> {
+  static async start(options: PostgresStartOptions = {}): Promise<PostgresServer | undefined> {
     const pgCtl = findService(POSTGRES);
     if (pgCtl === undefined) return undefined;
     const folder = mkdtempSync(join(tmpdir(), 'ww-postgres-'));
-    const server = new PostgresServer(dirname(pgCtl), folder, await freePort());
+    const server = new PostgresServer(dirname(pgCtl), folder, await freePort(), options.settings ?? {});
     try {
       if (server.#asRoot) chownSync(folder, NOBODY.uid, NOBODY.gid);
-      await server.#exec('initdb', ['-D', server.#data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+      if (options.from === undefined) {
+        await server.#exec('initdb', ['-D', server.#data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+      } else {
+        await options.from(server.#data, (binary, args) => server.#exec(binary, args));
+      }
       await server.#pgCtl(['start']);
       process.once('exit', server.#onExit);
       return server;
@@ -86,6 +103,11 @@ export class PostgresServer {
     this.#running = false;
   }
 
+  /** Ends recovery of a standby (`pg_ctl promote`), resolving once it takes writes as a primary. */
+  async promote(): Promise<void> {
+    await this.#exec('pg_ctl', ['-D', this.#data, 'promote', '-w', '-t', '60']);
+  }
+
   async startAgain(): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -112,7 +134,8 @@ export class PostgresServer {
   }
 
   async #pgCtl(args: string[]): Promise<void> {
-    const options = `-p ${this.port} -k ${this.#folder} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200`;
+    const settings = Object.entries(this.#settings).map(([name, value]) => ` -c ${name}=${value}`).join('');
+    const options = `-p ${this.port} -k ${this.#folder} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200${settings}`;
     await this.#exec('pg_ctl', ['-D', this.#data, '-l', join(this.#folder, 'server.log'), '-o', options, '-w', '-t', '60', ...args]);
     this.#running = true;
   }

@@ -1,7 +1,8 @@
 /**
  * A loopback TCP proxy in front of a server, to cut one client off while others still reach it: `cut()` drops the
  * open connections and black-holes new ones (accepted, never answered, as a lost network looks), `restore()` lets
- * traffic through again.
+ * traffic through again. `switchTo()` points it at another server, as a cloud database endpoint moves to the promoted
+ * standby on a failover: the open connections are dropped and new ones reach the new target.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -10,12 +11,14 @@ export class TcpProxy {
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
   #cut = false;
+  #targetPort: number;
 
   private constructor(targetPort: number) {
+    this.#targetPort = targetPort;
     this.#server = createServer((client) => {
       this.#track(client);
       if (this.#cut) return;
-      const upstream = connect(targetPort, '127.0.0.1');
+      const upstream = connect(this.#targetPort, '127.0.0.1');
       this.#track(upstream);
       client.pipe(upstream).pipe(client);
       const close = (): void => {
@@ -33,8 +36,12 @@ export class TcpProxy {
     return proxy;
   }
 
+  get port(): number {
+    return (this.#server.address() as AddressInfo).port;
+  }
+
   get url(): string {
-    return `redis://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+    return `redis://127.0.0.1:${this.port}`;
   }
 
   cut(): void {
@@ -45,6 +52,11 @@ export class TcpProxy {
   restore(): void {
     for (const socket of this.#sockets) socket.destroy();
     this.#cut = false;
+  }
+
+  switchTo(targetPort: number): void {
+    this.#targetPort = targetPort;
+    for (const socket of this.#sockets) socket.destroy();
   }
 
   async stop(): Promise<void> {
