@@ -11,12 +11,19 @@ import { errorFields, safeLogger, type WebhookLogger } from '../core/logger.js';
 import { checkConnection, fail, positive } from './options.js';
 import { checkSchemaName, connectWithin, openPool, PostgresLink, type PostgresClientLike, type PostgresPoolLike } from './pool.js';
 import { checkSchema, migrateSchema } from './schema.js';
+import { checkSession } from './session-check.js';
 
 export interface PostgresCallLogOptions {
   /** The host's `pg.Pool` (it stays the host's); the subscription borrows one of its connections. Give this or `connectionString`. */
   pool?: PostgresPoolLike;
   /** A connection string, for a pool of the log's own (ended by `close()`). */
   connectionString?: string;
+  /**
+   * A connection string that reaches the same database directly (or through a pooler in session mode), for the
+   * subscription's LISTEN, when `pool` or `connectionString` goes through a pooler in transaction mode, where a LISTEN
+   * hears nothing. Without it such a pooler is found out at the first subscribe() and told to `onError`.
+   */
+  directUrl?: string;
   /** The schema, as the registry is given it (the calls live beside its tables). Default `workflow_webhooks`. */
   schema?: string;
   /** `true` (default): the first use creates or migrates the schema; `false`: it must be migrated ahead of time. */
@@ -42,6 +49,11 @@ export class PostgresCallLog implements CallLog {
   readonly #pool: () => Promise<PostgresPoolLike>;
   /** The pool the log opened from a connection string, once it did: close() ends it. */
   #ownPool: Promise<PostgresPoolLike> | undefined;
+  readonly #directUrl: string | undefined;
+  /** The directUrl's pool, for the subscription only, once opened: close() ends it. */
+  #directPool: Promise<PostgresPoolLike> | undefined;
+  /** Whether the subscription's connection was found to keep a session (a LISTEN there hears a notification). */
+  #sessionChecked: Promise<void> | undefined;
   readonly #migrate: boolean;
   readonly #onError: (error: Error) => void;
   readonly #listeners = new Set<CallRecordListener>();
@@ -59,6 +71,8 @@ export class PostgresCallLog implements CallLog {
     this.#schema = checkSchemaName(options.schema);
     this.#migrate = options.migrate ?? true;
     this.#pool = () => (pool !== undefined ? Promise.resolve(pool) : (this.#ownPool ??= openPool(connectionString as string)));
+    if (options.directUrl !== undefined && (typeof options.directUrl !== 'string' || options.directUrl === '')) fail('directUrl', 'must be a non-empty string');
+    this.#directUrl = options.directUrl;
     this.#link = new PostgresLink(this.#pool, positive('commandTimeoutMs', options.commandTimeoutMs, 2000));
     const logger = options.logger === undefined ? undefined : safeLogger(options.logger);
     const onError = options.onError ?? ((error: Error) => {
@@ -114,6 +128,24 @@ export class PostgresCallLog implements CallLog {
     this.#subscriber = undefined;
     this.#link.close();
     if (this.#ownPool !== undefined) await (await this.#ownPool).end().catch(() => undefined);
+    if (this.#directPool !== undefined) await (await this.#directPool).end().catch(() => undefined);
+  }
+
+  /** The pool the subscription LISTENs on: the directUrl's, when given. */
+  #listenPool(): Promise<PostgresPoolLike> {
+    return this.#directUrl === undefined ? this.#pool() : (this.#directPool ??= openPool({ connectionString: this.#directUrl, max: 1 }));
+  }
+
+  /** Once per log: a LISTEN that would hear nothing is a setting to change, told once, never tried again. */
+  #checkSession(): Promise<void> {
+    this.#sessionChecked ??= (async () => checkSession({
+      listen: await this.#listenPool(), notify: await this.#pool(), timeoutMs: this.#link.timeoutMs, who: 'PostgresCallLog', direct: this.#directUrl !== undefined,
+    }))().catch((error: unknown) => {
+      // An outage is checked again on the next try; a refusal stands.
+      if (!(error instanceof TypeError)) this.#sessionChecked = undefined;
+      throw error;
+    });
+    return this.#sessionChecked;
   }
 
   get #channel(): string {
@@ -133,7 +165,8 @@ export class PostgresCallLog implements CallLog {
     if (this.#subscribing !== undefined || this.#closed) return;
     this.#subscribing = (async () => {
       await this.#ready();
-      const client = await connectWithin(await this.#pool(), this.#link.timeoutMs);
+      await this.#checkSession();
+      const client = await connectWithin(await this.#listenPool(), this.#link.timeoutMs);
       let dropped = false;
       client.on('error', (error) => {
         if (dropped) return;
@@ -153,6 +186,11 @@ export class PostgresCallLog implements CallLog {
   #reopen(error: unknown): void {
     this.#subscribing = undefined;
     if (this.#closed) return;
+    if (error instanceof TypeError) {
+      // No session for LISTEN: trying again would fail alike. Told once, with the fix.
+      this.#onError(error);
+      return;
+    }
     this.#onError(new Error(`workflow-webhooks/postgres: PostgresCallLog lost its subscription to ${this.#channel}: ${(error as Error).message}`, { cause: error }));
     setTimeout(() => this.#subscribe(), RETRY_MS).unref();
   }

@@ -10,3 +10,4 @@ export { migrate, type PostgresMigrateOptions } from './migrate.js';
 export { SCHEMA_VERSION } from './schema.js';
 export { PostgresCallLog, type PostgresCallLogOptions } from './call-log.js';
 export type { SharedStoreEvent, SharedStoreHealth } from '../webhooks/registry/shared/events.js';
+export type { RegistryReadyOptions } from '../webhooks/registry/shared/store-registry.js';

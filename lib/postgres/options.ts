@@ -26,6 +26,15 @@ export interface PostgresWebhookRegistryOptions {
   pool?: PostgresPoolLike;
   /** A connection string, for a pool of the registry's own (closed by `close()`). Give this or `pool`. */
   connectionString?: string;
+  /**
+   * A connection string that reaches the same database directly (or through a pooler in session mode), for what needs
+   * a session: the connection kept for LISTEN, and the schema's migration. Give it when `pool` or `connectionString`
+   * goes through a pooler in transaction mode (PgBouncer `pool_mode = transaction`, a Supabase or Neon pooled URL),
+   * as Prisma's `directUrl`; every other statement still goes through the pooled one. The registry opens a small pool
+   * of its own from it (closed by `close()`). Without it, `ready()` finds out whether the connection keeps a session
+   * (a LISTEN that must hear a notification) and, when it does not, rejects with a TypeError that says so.
+   */
+  directUrl?: string;
   /** The PostgreSQL schema that holds the registry's tables: letters, digits and `_`, starting with a letter. Default `workflow_webhooks`. */
   schema?: string;
   /**
@@ -55,6 +64,8 @@ export interface ResolvedPostgresOptions {
   /** The host's pool, or undefined when the registry opens its own from `connectionString`. */
   pool: PostgresPoolLike | undefined;
   connectionString: string | undefined;
+  /** For LISTEN and migrations, when the other connection goes through a pooler in transaction mode. */
+  directUrl: string | undefined;
   schema: string;
   migrate: boolean;
   commandTimeoutMs: number;
@@ -91,6 +102,9 @@ export function resolvePostgresOptions(options: PostgresWebhookRegistryOptions):
   const changeLogLength = positive('changeLogLength', options.changeLogLength, 10_000);
   if (!Number.isInteger(changeLogLength) || changeLogLength < 100) fail('changeLogLength', 'must be an integer of at least 100');
   if (options.migrate !== undefined && typeof options.migrate !== 'boolean') fail('migrate', 'must be true or false');
+  if (options.directUrl !== undefined && (typeof options.directUrl !== 'string' || options.directUrl === '')) {
+    fail('directUrl', 'must be a non-empty connection string that reaches the database directly');
+  }
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') fail('onEvent', 'must be a function');
   if (options.logger !== undefined && (typeof options.logger?.warn !== 'function' || typeof options.logger.error !== 'function')) {
     fail('logger', 'must have warn(fields, message) and error(fields, message)');
@@ -98,6 +112,7 @@ export function resolvePostgresOptions(options: PostgresWebhookRegistryOptions):
   const listener = options.onEvent ?? (options.logger === undefined ? stderrEvents(VOICE) : loggedEvents(safeLogger(options.logger), VOICE));
   return {
     ...connection,
+    directUrl: options.directUrl,
     schema: checkSchemaName(options.schema),
     migrate: options.migrate ?? true,
     commandTimeoutMs: positive('commandTimeoutMs', options.commandTimeoutMs, 2000),

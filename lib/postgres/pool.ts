@@ -6,6 +6,7 @@
  */
 import { WebhookError } from '../core/errors.js';
 import { unavailable, withDeadline } from '../webhooks/registry/shared/contact.js';
+import { explainFailure } from './failure-hints.js';
 
 export interface QueryResultLike {
   rows: Array<Record<string, unknown>>;
@@ -66,10 +67,18 @@ export async function openPool(connection: string | Record<string, unknown>): Pr
   return pool;
 }
 
-/** SQLSTATE classes that mean "no database now", not "this statement is wrong": connection, shutdown, resources. */
-function isOutage(error: unknown): boolean {
-  if (error instanceof WebhookError) return false;
+/** Node's codes for a server certificate refused (OpenSSL's verify results, a name that does not match). */
+const CERTIFICATE_REFUSED = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ALTNAME/;
+
+/**
+ * SQLSTATE classes that mean "no database now", not "this statement is wrong": connection, shutdown, resources; and
+ * a connection that failed before any SQLSTATE (refused, reset, timed out). A refused certificate and our own
+ * TypeErrors are settings to fix: waiting does not mend them.
+ */
+export function isOutage(error: unknown): boolean {
+  if (error instanceof WebhookError || error instanceof TypeError) return false;
   const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && CERTIFICATE_REFUSED.test(code)) return false;
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
   return code.startsWith('08') || code.startsWith('57P') || code.startsWith('53') || code === '57014';
 }
@@ -91,7 +100,8 @@ export function connectWithin(pool: PostgresPoolLike, timeoutMs: number): Promis
   const connecting = new Promise<PostgresClientLike>((resolve, reject) => {
     pool.connect((error, client) => {
       if (client === undefined || (error !== undefined && error !== null)) {
-        reject(error ?? new Error('the pool lent no connection'));
+        // A refused certificate or TLS setting says what to change, whichever part of the library connected.
+        reject(explainFailure(error ?? new Error('the pool lent no connection')));
         return;
       }
       hearErrors(client);
@@ -153,7 +163,8 @@ export class PostgresLink {
     try {
       client = await connectWithin(await this.#pool(), timeoutMs);
     } catch (error) {
-      throw isOutage(error) ? unavailable('PostgreSQL', error, doing) : error;
+      // A setting to fix (TLS trust, a grant) is named in the message: the raw one says what broke, not what to change.
+      throw isOutage(error) ? unavailable('PostgreSQL', explainFailure(error), doing) : explainFailure(error);
     }
     try {
       const result = await withDeadline(work(client), timeoutMs, () => new DeadlineError(timeoutMs));
@@ -163,7 +174,7 @@ export class PostgresLink {
       const outage = isOutage(error);
       // A connection that failed or missed its deadline may be mid-statement: destroy it (the server rolls back).
       client.release(outage ? asError(error) : undefined);
-      throw outage ? unavailable('PostgreSQL', error, doing) : error;
+      throw outage ? unavailable('PostgreSQL', error, doing) : explainFailure(error);
     }
   }
 }

@@ -19,6 +19,7 @@ import { LogReader } from './log-follower.js';
 import { resolvePostgresOptions, type PostgresWebhookRegistryOptions, type ResolvedPostgresOptions } from './options.js';
 import { openPool, PostgresLink, type PostgresPoolLike } from './pool.js';
 import { checkSchema, migrateSchema } from './schema.js';
+import { checkSession } from './session-check.js';
 import { loadSnapshot } from './snapshot.js';
 import { registrySweep, type LockedSweep } from './sweeper.js';
 import { PostgresWaits } from './waits.js';
@@ -38,18 +39,24 @@ export class PostgresWebhookRegistry extends StoreRegistry implements WebhookReg
   protected override readonly waits: PostgresWaits;
   readonly #sweeper: LockedSweep;
   #pool: Promise<PostgresPoolLike> | undefined;
+  /** The pool of option `directUrl`, for LISTEN and migrations; without it, those use #pool too. */
+  #direct: Promise<PostgresPoolLike> | undefined;
+  /** Statements that need a session (the migration): on the directUrl's pool when there is one. */
+  readonly #sessionLink: PostgresLink;
   #reader: LogReader | undefined;
+  #warned = false;
 
   constructor(options: PostgresWebhookRegistryOptions) {
     const resolved = resolvePostgresOptions(options);
-    super({ store: 'PostgreSQL', onEvent: resolved.onEvent, staleAfterMs: resolved.staleAfterMs, waitsAfterReady: true });
+    super({ store: 'PostgreSQL', onEvent: resolved.onEvent, staleAfterMs: resolved.staleAfterMs, commandTimeoutMs: resolved.commandTimeoutMs, waitsAfterReady: true });
     this.#options = resolved;
     const { schema } = this.#options;
     this.#link = new PostgresLink(() => this.#openPool(), this.#options.commandTimeoutMs);
+    this.#sessionLink = resolved.directUrl === undefined ? this.#link : new PostgresLink(() => this.#sessionPool(), this.#options.commandTimeoutMs);
     this.#log = new ChangeLog(this.#link, schema, this.#options.changeLogLength);
     this.waits = new PostgresWaits(this.#link, schema, this.#options.maxWaiting, () => this.storeNow());
     this.#sweeper = registrySweep(this.#link, schema, (error) => this.report(error, 'removing expired rows'));
-    this.tests = this.listensIn(postgresListenStore(this.#link, this.#log, schema, () => this.ready()));
+    this.tests = this.listensIn(postgresListenStore(this.#link, this.#log, schema, () => this.loaded()));
   }
 
   async activate(workflow: WorkflowWebhooks): Promise<RegisteredWebhook[]> {
@@ -59,7 +66,7 @@ export class PostgresWebhookRegistry extends StoreRegistry implements WebhookReg
     const plain = JSON.parse(json) as WorkflowWebhooks;
     const webhooks = resolveWorkflowWebhooks(plain);
     const [methods, paths] = routeColumns([...new Set(webhooks.map(routeKey))]);
-    await this.ready();
+    await this.loaded();
     const s = this.#options.schema;
     const { result: holder, version } = await this.#log.change(async (sql) => {
       await sql(`INSERT INTO ${s}.workflows (workflow_id, workflow) VALUES ($1, $2) ON CONFLICT (workflow_id) DO UPDATE SET workflow = EXCLUDED.workflow`, [plain.workflowId, json]);
@@ -81,7 +88,7 @@ export class PostgresWebhookRegistry extends StoreRegistry implements WebhookReg
   }
 
   async deactivate(workflowId: string): Promise<boolean> {
-    await this.ready();
+    await this.loaded();
     const served = this.production.has(workflowId);
     // Logged even when the database had nothing, so an instance serving it from an older table drops it.
     const { result: stored, version } = await this.#log.change(async (sql) => {
@@ -94,27 +101,30 @@ export class PostgresWebhookRegistry extends StoreRegistry implements WebhookReg
 
   /** Signed message ids, shared by every instance, so a replay is refused wherever it lands. */
   async rememberMessageId(key: string, ttlMs: number): Promise<boolean> {
-    await this.ready();
+    await this.loaded();
     return rememberMessageId(this.#link, this.#options.schema, key, ttlMs);
   }
 
   /** Rate limit budgets, shared by every instance: one statement per call, windows measured by the database's clock. */
   async chargeRateLimits(charges: readonly RateLimitCharge[]): Promise<RateLimitResult> {
-    await this.ready();
+    await this.loaded();
     return chargeRateLimits(this.#link, this.#options.schema, charges);
   }
 
   /** Migrates (or checks) the schema and loads every route; the log is followed from there. @internal */
   protected override async connect(): Promise<StoreLoaded> {
     const pool = await this.#openPool();
-    if (this.#options.pool !== undefined && pool.listenerCount?.('error') === 0) this.#options.onEvent(MISSING_ERROR_LISTENER);
-    if (this.#options.migrate) await migrateSchema(this.#link, this.#options.schema);
+    // Once, however many tries loading takes.
+    if (this.#options.pool !== undefined && pool.listenerCount?.('error') === 0 && !this.#warned) this.#options.onEvent(MISSING_ERROR_LISTENER);
+    this.#warned = true;
+    await this.#checkSession(pool);
+    if (this.#options.migrate) await migrateSchema(this.#sessionLink, this.#options.schema);
     else await checkSchema(this.#link, this.#options.schema);
     const version = await this.#load();
     return {
       version,
       follow: () => {
-        this.#reader = new LogReader(() => this.#openPool(), this.#log, this.#options.schema, this.#options.commandTimeoutMs, {
+        this.#reader = new LogReader(() => this.#sessionPool(), this.#log, this.#options.schema, this.#options.commandTimeoutMs, {
           apply: (entry) => this.#apply(entry),
           reload: () => this.#reload(),
           contact: (error) => this.contact.record(error),
@@ -130,7 +140,9 @@ export class PostgresWebhookRegistry extends StoreRegistry implements WebhookReg
     this.#sweeper.stop();
     await this.#reader?.stop();
     this.#link.close();
+    this.#sessionLink.close();
     if (this.#options.pool === undefined && this.#pool !== undefined) await (await this.#pool).end();
+    if (this.#direct !== undefined) await (await this.#direct).end();
   }
 
   /** @internal */
@@ -142,6 +154,22 @@ export class PostgresWebhookRegistry extends StoreRegistry implements WebhookReg
     const { pool, connectionString } = this.#options;
     this.#pool ??= pool !== undefined ? Promise.resolve(pool) : openPool(connectionString as string);
     return this.#pool;
+  }
+
+  /** The pool that LISTENs: the directUrl's (always the registry's own), else the one every statement uses. */
+  #sessionPool(): Promise<PostgresPoolLike> {
+    if (this.#options.directUrl === undefined) return this.#openPool();
+    // One connection LISTENs for good; the others only for the start's check and the migration.
+    this.#direct ??= openPool({ connectionString: this.#options.directUrl, max: 3 });
+    return this.#direct;
+  }
+
+  /**
+   * Refuses at start a LISTEN that would hear nothing (a pooler in transaction mode): its notification is sent through
+   * the pool that sends the changes' notifications, so a directUrl that reaches another database is refused too.
+   */
+  async #checkSession(pool: PostgresPoolLike): Promise<void> {
+    await checkSession({ listen: await this.#sessionPool(), notify: pool, timeoutMs: this.#options.commandTimeoutMs, who: 'PostgresWebhookRegistry', direct: this.#options.directUrl !== undefined });
   }
 
   /** Rebuilds every table from one consistent snapshot; resolves the log version it stands at. */

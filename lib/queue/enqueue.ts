@@ -36,8 +36,8 @@ export interface Connected {
 
 export interface EnqueueContext {
   options: ResolvedQueueOptions;
-  /** Resolves once connected; rejects when closed. */
-  connected: Promise<Connected>;
+  /** Resolves once connected; each read waits no longer than a call may (rejects QUEUE_UNAVAILABLE), or rejects when closed. */
+  readonly connected: Promise<Connected>;
 }
 
 class Abandoned extends Error {}

@@ -8,6 +8,7 @@
 export { createWebhookQueue, type WebhookJobStatus, type WebhookQueue } from './web-queue.js';
 export { createWebhookWorker, type WebhookWorker } from './worker.js';
 export type { QueuedWebhookRun } from './worker-run.js';
+export type { QueueReadyOptions } from './start.js';
 export type { WebhookQueueOptions, WebhookWorkerOptions, WorkerExecutor } from './options.js';
 export type { WebhookQueueEvent, WebhookWorkerEvent } from './events.js';
 export type { QueueCallStages, WorkerStages } from './stages.js';

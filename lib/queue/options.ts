@@ -41,6 +41,12 @@ interface Shared {
    * false, `migrate()` of `workflow-webhooks/postgres` has been run by a user that may create tables. Default true.
    */
   migrate?: boolean;
+  /**
+   * PostgreSQL only, as Prisma's `directUrl`: a URL of the same database, direct or through a session-mode pooler, for what needs a
+   * session when `connection` goes through a pooler in transaction mode: LISTEN, migrations and BullMQ (its schema on the search_path,
+   * its workers woken by LISTEN). Without it, a `connection` whose LISTEN hears no notification is refused on start with a TypeError.
+   */
+  directUrl?: string;
   /** The BullMQ queue's name: letters, digits, `_`, `.` and `-`. Default `webhooks`. */
   name?: string;
   /**
@@ -155,15 +161,17 @@ function shared(options: Shared, factory: string): ResolvedShared {
   }
   const postgres = connection.kind === 'postgres';
   if (postgres) refuseRedisOnly(options as Shared & { replicas?: number }, factory);
-  else if (options.schema !== undefined || options.migrate !== undefined) {
-    throw new TypeError(`workflow-webhooks/queue: options schema and migrate of ${factory} are for a PostgreSQL connection; on Redis, prefix keeps queues apart.`);
+  else if (options.schema !== undefined || options.migrate !== undefined || options.directUrl !== undefined) {
+    throw new TypeError(`workflow-webhooks/queue: options schema, migrate and directUrl of ${factory} are for a PostgreSQL connection; on Redis, prefix keeps queues apart.`);
   }
   if (options.migrate !== undefined && typeof options.migrate !== 'boolean') throw new TypeError('workflow-webhooks/queue: option migrate must be true or false.');
+  if (options.directUrl !== undefined && !/^postgres(ql)?:\/\//.test(String(options.directUrl))) throw new TypeError(`workflow-webhooks/queue: option directUrl of ${factory} must be a postgres:// or postgresql:// URL that reaches the database directly.`);
   return {
     connection, topology: connection.topology, name, givenPrefix: given, prefix: slotPrefix(given, connection.topology, 'bull'),
     store: postgres ? 'postgres' : 'redis',
     schema: checkSchemaName(options.schema),
     migrate: options.migrate ?? true,
+    directUrl: options.directUrl,
     inlineBinaryBytes: byteSize('inlineBinaryBytes (workflow-webhooks/queue)', options.inlineBinaryBytes, 1024 * 1024, true),
     binaryStore: options.binaryStore,
     logger: safeLogger(options.logger ?? STDERR_LOGGER),
@@ -192,6 +200,7 @@ export interface ResolvedShared {
   schema: string;
   /** PostgreSQL: whether the tables are created or upgraded on start. */
   migrate: boolean;
+  directUrl: string | undefined;
   connection: ConnectionForm;
   topology: RedisTopology;
   name: string;

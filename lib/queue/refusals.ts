@@ -45,9 +45,12 @@ export function unavailable(options: ResolvedQueueOptions, cause?: unknown): Web
   return notStored(options, options.store === 'postgres' ? postgresFailureReason(cause) : redisFailureReason(cause), cause);
 }
 
-/** Not stored: the queue's connection to its store was not open (down, or not reached yet) until the deadline. */
-export function unreachable(options: ResolvedQueueOptions): WebhookError {
-  return notStored(options, `${storeName(options)} could not be reached within ${answerWithinMs(options)} ms`);
+/**
+ * Not stored: the queue's connection to its store was not open (down, or not reached yet) until the deadline;
+ * `cause`, when known, is why the last try to connect failed.
+ */
+export function unreachable(options: ResolvedQueueOptions, cause?: unknown): WebhookError {
+  return notStored(options, `${storeName(options)} could not be reached within ${answerWithinMs(options)} ms`, cause);
 }
 
 export function tooMany(options: ResolvedQueueOptions, workflowId: string, maxQueued: number): WebhookError {

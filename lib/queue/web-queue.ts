@@ -16,8 +16,11 @@ import type { Keyring } from './sealing.js';
 import { resolveQueueOptions, type WebhookQueueOptions } from './options.js';
 import { ReplyWaiters } from './replies.js';
 import { warnIfPrefixWrapped } from './prefix.js';
-import type { QueueStoreLink } from './store/contract.js';
+import type { OpeningLink, QueueStoreLink } from './store/contract.js';
 import { openLink } from './store/open.js';
+import { answerWithinMs, unreachable } from './refusals.js';
+import { notConnected, queueStart, type QueueReadyOptions } from './start.js';
+import { checkReadyTimeout } from '../core/start-retries.js';
 
 /** A job as `status()` reports it. */
 export interface WebhookJobStatus {
@@ -45,8 +48,13 @@ export interface WebhookQueue {
    * (`{bull}`). On PostgreSQL, where it names nothing, `bull`.
    */
   readonly prefix: string;
-  /** Resolves once connected to Redis or PostgreSQL; rejects when the connection cannot be opened. */
-  ready(): Promise<void>;
+  /**
+   * Resolves once connected to Redis or PostgreSQL. While the store is unreachable or restarting the queue keeps
+   * trying (at most a second apart; calls are answered 503 `QUEUE_UNAVAILABLE` meanwhile) and resolves once it
+   * answers; with `timeoutMs`, rejects `QUEUE_UNAVAILABLE` past it, naming the last cause, while the tries go on. A
+   * failure waiting cannot mend (a setting, a missing privilege, a certificate refused) rejects at once.
+   */
+  ready(options?: QueueReadyOptions): Promise<void>;
   status(jobId: string): Promise<WebhookJobStatus | undefined>;
   /** Jobs out of attempts, kept with their error, newest first. */
   failed(options?: { start?: number; end?: number }): Promise<WebhookJobStatus[]>;
@@ -71,30 +79,49 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
   const emit = emitter(resolved.onEvent);
   const instanceId = randomUUID();
   let closed = false;
-  let bull!: Queue<WebhookJobData, WebhookJobResult>;
-  let waiters!: ReplyWaiters;
-  const opening = openLink(resolved, { replicas: resolved.replicas, replicaTimeoutMs: resolved.replicaTimeoutMs });
+  let bull: Queue<WebhookJobData, WebhookJobResult> | undefined;
+  let waiters: ReplyWaiters | undefined;
+  let opening: OpeningLink | undefined;
+  const web = { replicas: resolved.replicas, replicaTimeoutMs: resolved.replicaTimeoutMs };
 
-  const connected: Promise<Connected> = (async () => {
-    const link = await opening.link;
-    bull = link.newQueue();
-    bull.on('error', (error: Error) => { resolved.logger.warn({ err: errorFields(error) }, `webhook queue: BullMQ reported an error; calls are refused 503 until ${storeName(link)} answers`); });
-    waiters = new ReplyWaiters(bull, 1000, {
-      result: (result, jobId) => openResult(result, resolved.keyring, jobId),
-      response: (message) => respondedWith(message, resolved.keyring),
-      failure: (message) => failedWith(message, resolved.keyring),
-    }, (error, jobId) => {
-      resolved.logger.error({ jobId, err: errorFields(error) }, 'webhook queue: a waiting call could not be answered from its job; its deadline answers it');
-    });
-    resolved.binaryStore?.attach?.(link.binaryHost);
-    const replyChannel = link.replyChannel(instanceId);
-    // Back after an outage: replies sent meanwhile are lost, so every waiting call looks at its job.
-    await link.listen(replyChannel, (message) => { waiters.deliver(message); }, () => { waiters.pollAll(); });
-    if (closed) throw new Error('closed');
-    return { queue: bull, link, waiters, replyChannel };
-  })();
-  connected.catch((error: unknown) => { if (!closed) resolved.logger.error({ err: error }, `queue mode: could not connect to ${resolved.store === 'redis' ? 'Redis' : 'PostgreSQL'}`); });
-  const context: EnqueueContext = { options: resolved, connected };
+  /** One try: the store's connections, BullMQ's queue, the reply channel heard. What a failed try opened is closed. */
+  const connect = async (): Promise<Connected> => {
+    const thisTry = openLink(resolved, web);
+    opening = thisTry;
+    let queue: Queue<WebhookJobData, WebhookJobResult> | undefined;
+    let heard: ReplyWaiters | undefined;
+    try {
+      const link = await thisTry.link;
+      queue = link.newQueue();
+      queue.on('error', (error: Error) => { resolved.logger.warn({ err: errorFields(error) }, `webhook queue: BullMQ reported an error; calls are refused 503 until ${storeName(link)} answers`); });
+      heard = new ReplyWaiters(queue, 1000, {
+        result: (result, jobId) => openResult(result, resolved.keyring, jobId),
+        response: (message) => respondedWith(message, resolved.keyring),
+        failure: (message) => failedWith(message, resolved.keyring),
+      }, (error, jobId) => {
+        resolved.logger.error({ jobId, err: errorFields(error) }, 'webhook queue: a waiting call could not be answered from its job; its deadline answers it');
+      });
+      resolved.binaryStore?.attach?.(link.binaryHost);
+      const replyChannel = link.replyChannel(instanceId);
+      const replies = heard;
+      // Back after an outage: replies sent meanwhile are lost, so every waiting call looks at its job.
+      await link.listen(replyChannel, (message) => { replies.deliver(message); }, () => { replies.pollAll(); });
+      if (closed) throw new Error('closed');
+      [bull, waiters] = [queue, heard];
+      return { queue, link, waiters: heard, replyChannel };
+    } catch (error) {
+      heard?.close();
+      await queue?.close().catch(() => undefined);
+      thisTry.close();
+      await thisTry.link.then((link) => link.close(), () => undefined);
+      throw error;
+    }
+  };
+  const start = queueStart(resolved, 'webhook queue', connect, () => closed);
+  start.begin();
+  /** The connections, for a call: waited for no longer than the call may wait, so a call never outlives its answer. */
+  const connection = (timeoutMs: number): Promise<Connected> => start.wait(timeoutMs, (cause) => unreachable(resolved, cause));
+  const context: EnqueueContext = { options: resolved, get connected() { return connection(answerWithinMs(resolved)); } };
 
   const accept = (run: WebhookRun, call: HandOffContext): Promise<AcceptedRun> => {
     if (closed) return Promise.reject(new WebhookError('SHUTTING_DOWN', 'The webhook queue is closed.', { headers: { 'retry-after': String(resolved.retryAfterSeconds) } }));
@@ -114,7 +141,9 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
     { handOff: accept, deduplicates: true },
   );
 
-  const job = async (jobId: string): Promise<Job<WebhookJobData, WebhookJobResult> | undefined> => (await connected).queue.getJob(jobId);
+  /** What the queue's own methods wait for: the connections, as long as a call would. */
+  const connected = (): Promise<Connected> => connection(answerWithinMs(resolved));
+  const job = async (jobId: string): Promise<Job<WebhookJobData, WebhookJobResult> | undefined> => (await connected()).queue.getJob(jobId);
   return {
     executor,
     prefix: resolved.prefix,
@@ -122,18 +151,21 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
       if (bull === undefined) throw new Error('workflow-webhooks/queue: the queue is still connecting; await queue.ready() first.');
       return bull;
     },
-    ready: () => connected.then(() => undefined),
+    ready: (ready) => {
+      const timeoutMs = checkReadyTimeout(ready, 'queue');
+      return start.wait(timeoutMs, (cause) => notConnected(resolved, 'The webhook queue', cause, timeoutMs)).then(() => undefined);
+    },
     async status(jobId) {
       // The state first: a job read before its state could be read running and then reported completed without its
       // result. Read after, a completed job has its result; one that ended between the reads is asked again.
-      const state = await (await connected).queue.getJobState(jobId);
+      const state = await (await connected()).queue.getJobState(jobId);
       const found = await job(jobId);
       if (found === undefined) return undefined;
       const ended = state === 'completed' || state === 'failed' || found.finishedOn === undefined ? state : await found.getState();
       return statusOf(found, ended, resolved.keyring);
     },
     async failed({ start = 0, end = 49 } = {}) {
-      const jobs = await (await connected).queue.getFailed(start, end);
+      const jobs = await (await connected()).queue.getFailed(start, end);
       return jobs.map((found) => statusOf(found, 'failed', resolved.keyring));
     },
     async retry(jobId) {
@@ -154,10 +186,13 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
     async close() {
       if (closed) return;
       closed = true;
+      start.stop(new WebhookError('SHUTTING_DOWN', 'The webhook queue is closed.'));
       waiters?.close();
       await bull?.close().catch(() => undefined);
-      opening.close();
-      await opening.link.then((link) => link.close(), () => undefined);
+      opening?.close();
+      // A try under way ends (it finds the queue closed) and closes what it opened.
+      await start.settled();
+      await opening?.link.then((link) => link.close(), () => undefined);
     },
   };
 }

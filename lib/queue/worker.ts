@@ -9,20 +9,28 @@ import { runTooLong } from '../webhooks/run/call-state.js';
 import { checkResult } from '../webhooks/run/execute.js';
 import { errorFields } from '../core/logger.js';
 import type { ExecutionResult, TriggerItem } from '../core/types.js';
-import { packItems, storedRefs, unpackItems } from './binary/pack.js';
+import { storedRefs, unpackItems } from './binary/pack.js';
 import { emitter } from './events.js';
 import { failedMessage, jobItem, packResponse, respondMessage, sealResult, type ReplyMessage, type WebhookJobData, type WebhookJobResult } from './job-data.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WebhookWorkerOptions } from './options.js';
 import { warnIfPrefixWrapped } from './prefix.js';
-import type { QueueStoreLink } from './store/contract.js';
+import type { OpeningLink, QueueStoreLink } from './store/contract.js';
 import { openLink } from './store/open.js';
+import { notConnected, queueStart, type QueueReadyOptions } from './start.js';
+import { checkReadyTimeout } from '../core/start-retries.js';
 import { LATE_PAUSE_MS, LateJobs } from './late-jobs.js';
 import { stageTime } from './stages.js';
 import { QueuedRun } from './worker-run.js';
+import { packResult, storable, unstorable } from './result-packing.js';
 
 export interface WebhookWorker {
-  /** Resolves once connected and taking jobs. */
-  ready(): Promise<void>;
+  /**
+   * Resolves once connected and taking jobs. While the store is unreachable or restarting the worker keeps trying
+   * (at most a second apart, told once to the logger) and takes jobs once it answers; with `timeoutMs`, rejects
+   * `QUEUE_UNAVAILABLE` past it while the tries go on. A failure waiting cannot mend rejects at once, is logged, and
+   * sets the process's exit code to 1, so that a supervisor restarts the worker.
+   */
+  ready(options?: QueueReadyOptions): Promise<void>;
   /** Runs under way now. */
   readonly running: number;
   /** The key prefix in use: the one given, or on Redis Cluster, when it had no hash tag, that prefix in one (`{bull}`). */
@@ -55,36 +63,46 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
   const resolved = resolveWorkerOptions(options);
   if (resolved.store === 'redis') warnIfPrefixWrapped(resolved, 'createWebhookWorker');
   const controllers = new Set<AbortController>();
-  const opening = openLink(resolved, undefined);
   let worker: Worker<WebhookJobData, WebhookJobResult> | undefined;
+  let opening: OpeningLink | undefined;
+  /** The BullMQ worker of the try under way, until it is ready. */
+  let making: Worker<WebhookJobData, WebhookJobResult> | undefined;
   let closed = false;
-  const started = (async () => {
-    const link = await opening.link;
-    resolved.binaryStore?.attach?.(link.binaryHost);
-    if (closed) return;
-    const context: Context = { options: resolved, link, emit: emitter(resolved.onEvent), controllers, late: new LateJobs(link) };
-    worker = link.newWorker((job, token) => processJob(context, job, token), {
-      concurrency: resolved.concurrency,
-      lockDuration: resolved.lockDurationMs,
-      stalledInterval: resolved.stalledIntervalMs,
-      maxStalledCount: resolved.maxStalledCount,
-    });
-    // BullMQ's stalled-job check moved a run whose worker stopped renewing its lock back to the queue: without a
-    // word here, a crashed worker's runs would start again on this one unexplained.
-    worker.on('stalled', (jobId: string) => {
-      resolved.logger.warn({ jobId }, 'queue worker: a run whose worker stopped renewing its lock (it died, or was blocked past lockDurationMs) is back in the queue and runs again');
-      context.emit({ type: 'recovered', jobId });
-    });
-    worker.on('error', (error: Error) => {
-      context.late.trouble();
-      resolved.logger.warn({ err: errorFields(error) }, 'queue worker: BullMQ reported an error; it goes on');
-      context.emit({ type: 'error', error, during: 'worker' });
-    });
-    await worker.waitUntilReady();
-  })();
-  started.catch((error: unknown) => { if (!closed) resolved.logger.error({ err: errorFields(error) }, 'queue worker: could not start'); });
+  /** One try: the store's connections and BullMQ's worker, ready to take jobs. What a failed try opened is closed. */
+  const connect = async (): Promise<Worker<WebhookJobData, WebhookJobResult>> => {
+    const thisTry = openLink(resolved, undefined);
+    opening = thisTry;
+    let made: Worker<WebhookJobData, WebhookJobResult> | undefined;
+    try {
+      const link = await thisTry.link;
+      resolved.binaryStore?.attach?.(link.binaryHost);
+      if (closed) throw new Error('closed');
+      made = startWorker(resolved, link, controllers);
+      making = made;
+      await made.waitUntilReady();
+      if (closed) throw new Error('closed');
+      worker = made;
+      return made;
+    } catch (error) {
+      making = undefined;
+      await made?.close(true).catch(() => undefined);
+      thisTry.close();
+      await thisTry.link.then((link) => link.close(), () => undefined);
+      throw error;
+    }
+  };
+  const start = queueStart(resolved, 'queue worker', connect, () => closed);
+  // A worker that cannot start for good ends its process with a failure code, so that a supervisor restarts it; one
+  // kept waiting for its store keeps the process alive (the tries' pauses are timers that hold it).
+  const started = start.wait(undefined, (cause) => notConnected(resolved, 'The queue worker', cause, undefined));
+  started.catch(() => {
+    if (!closed && (process.exitCode === undefined || process.exitCode === 0)) process.exitCode = 1;
+  });
   return {
-    ready: () => started,
+    ready: (ready) => {
+      const timeoutMs = checkReadyTimeout(ready, 'worker');
+      return start.wait(timeoutMs, (cause) => notConnected(resolved, 'The queue worker', cause, timeoutMs)).then(() => undefined);
+    },
     prefix: resolved.prefix,
     get running() {
       return controllers.size;
@@ -92,9 +110,14 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
     async close({ timeoutMs = 10_000 } = {}) {
       if (closed) return;
       closed = true;
-      // Still connecting (the store away, a certificate refused): closing the connections ends the wait for them.
-      if (worker === undefined) opening.close();
-      await started.catch(() => undefined);
+      // Still connecting (the store away): the tries stop, and closing the connections ends the wait for them. A
+      // BullMQ worker the try under way made goes first: on connections closed under it, its loop would spin.
+      start.stop(new Error('The queue worker was closed before it connected.'));
+      if (worker === undefined) {
+        await making?.close(true).catch(() => undefined);
+        opening?.close();
+      }
+      await start.settled();
       if (worker !== undefined) {
         const finished = worker.close();
         const timer = new Promise<'late'>((resolve) => setTimeout(resolve, timeoutMs, 'late').unref());
@@ -103,41 +126,33 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
           await worker.close(true).catch(() => undefined);
         }
       }
-      opening.close();
-      await opening.link.then((link) => link.close(), () => undefined);
+      opening?.close();
+      await opening?.link.then((link) => link.close(), () => undefined);
     },
   };
 }
 
-/**
- * The result as the job keeps it. A result that waits to be answered must carry its binary data; one that is too
- * large to travel back is the workflow's failure (an invalid result here), not the caller's 413.
- */
-async function packResult(result: ExecutionResult, options: ResolvedWorkerOptions, awaited: boolean): Promise<Awaited<ReturnType<typeof packItems>>> {
-  try {
-    return await packItems(result.items, { inlineBytes: options.inlineBinaryBytes, store: options.binaryStore }, awaited);
-  } catch (error) {
-    if ((error as Partial<WebhookError>).code !== 'QUEUE_PAYLOAD_TOO_LARGE') throw error;
-    throw new WebhookError('WORKFLOW_INVALID_RESULT', `The workflow's result cannot travel back to the caller: ${(error as Error).message}`, {
-      hint: 'Configure the same binaryStore on the queue and its workers, or raise inlineBinaryBytes on both.',
-    });
-  }
-}
-
-/** The failures of results that cannot be stored: another attempt would fail alike, after running the workflow again. */
-const unstorable = new WeakSet<Error>();
-
-/** A result BullMQ cannot store as JSON fails its run once, with the reason, instead of failing every attempt unseen. */
-function storable(outcome: WebhookJobResult): void {
-  try {
-    JSON.stringify(outcome);
-  } catch (error) {
-    const failure = new WebhookError('WORKFLOW_INVALID_RESULT', `The workflow's result cannot be stored as JSON: ${(error as Error).message}`, {
-      hint: 'Return plain JSON data: no BigInt, no object that refers to itself, nothing nested thousands deep.', cause: error,
-    });
-    unstorable.add(failure);
-    throw failure;
-  }
+/** BullMQ's worker on the store's link, with what it tells heard: a stalled run taken up again, an error it goes on after. */
+function startWorker(resolved: ResolvedWorkerOptions, link: QueueStoreLink, controllers: Set<AbortController>): Worker<WebhookJobData, WebhookJobResult> {
+  const context: Context = { options: resolved, link, emit: emitter(resolved.onEvent), controllers, late: new LateJobs(link) };
+  const worker = link.newWorker((job, token) => processJob(context, job, token), {
+    concurrency: resolved.concurrency,
+    lockDuration: resolved.lockDurationMs,
+    stalledInterval: resolved.stalledIntervalMs,
+    maxStalledCount: resolved.maxStalledCount,
+  });
+  // BullMQ's stalled-job check moved a run whose worker stopped renewing its lock back to the queue: without a
+  // word here, a crashed worker's runs would start again on this one unexplained.
+  worker.on('stalled', (jobId: string) => {
+    resolved.logger.warn({ jobId }, 'queue worker: a run whose worker stopped renewing its lock (it died, or was blocked past lockDurationMs) is back in the queue and runs again');
+    context.emit({ type: 'recovered', jobId });
+  });
+  worker.on('error', (error: Error) => {
+    context.late.trouble();
+    resolved.logger.warn({ err: errorFields(error) }, 'queue worker: BullMQ reported an error; it goes on');
+    context.emit({ type: 'error', error, during: 'worker' });
+  });
+  return worker;
 }
 
 /** Removes the trigger item's files from the binary store (the run has them, or will never need them). */

@@ -9,3 +9,4 @@ export type { RedisClientLike } from './client.js';
 export { RedisCallLog } from './call-log.js';
 export type { RedisCallLogClient, RedisCallLogOptions } from './call-log.js';
 export type { SharedStoreEvent, SharedStoreHealth } from '../webhooks/registry/shared/events.js';
+export type { RegistryReadyOptions } from '../webhooks/registry/shared/store-registry.js';

@@ -34,6 +34,7 @@ export class RedisWebhookRegistry extends StoreRegistry implements WebhookRegist
   /** @internal */
   protected override readonly waits: RedisWaits;
   #reader: LogReader | undefined;
+  #warned = false;
   #epoch = '';
   #resetting: Promise<LogPosition> | undefined;
   readonly #replicas: RegistryReplicas;
@@ -41,7 +42,7 @@ export class RedisWebhookRegistry extends StoreRegistry implements WebhookRegist
 
   constructor(options: RedisWebhookRegistryOptions) {
     const resolved = resolveRedisOptions(options);
-    super({ store: 'Redis', onEvent: resolved.onEvent, staleAfterMs: resolved.staleAfterMs, waitsAfterReady: false });
+    super({ store: 'Redis', onEvent: resolved.onEvent, staleAfterMs: resolved.staleAfterMs, commandTimeoutMs: resolved.commandTimeoutMs, waitsAfterReady: false });
     this.#options = resolved;
     this.#keys = registryKeys(this.#options.prefix);
     this.#link = new RedisLink(this.#options.client, this.#options.commandTimeoutMs, () => undefined, { topology: this.#options.topology, key: this.#keys.epoch });
@@ -89,7 +90,9 @@ export class RedisWebhookRegistry extends StoreRegistry implements WebhookRegist
 
   /** Adopts the store's epoch and loads every route; the log is followed from there. @internal */
   protected override async connect(): Promise<StoreLoaded> {
-    warnIfNoErrorListener(this.#options.client, 'RedisWebhookRegistry', (message) => this.#options.onEvent({ type: 'warning', code: 'missingErrorListener', message }));
+    // Once, however many tries loading takes.
+    if (!this.#warned) warnIfNoErrorListener(this.#options.client, 'RedisWebhookRegistry', (message) => this.#options.onEvent({ type: 'warning', code: 'missingErrorListener', message }));
+    this.#warned = true;
     this.#epoch = String(await this.#link.script(ENSURE_EPOCH, [this.#keys.epoch], [randomUUID()], 'starting the webhook registry'));
     const position = await this.#load(false);
     const shortfall = await this.#replicas.shortfall();
@@ -167,7 +170,7 @@ export class RedisWebhookRegistry extends StoreRegistry implements WebhookRegist
 
   /** Runs a guarded script: retried once after a reset, dropped by Redis if it arrives after our deadline. */
   async #change(script: Script, keys: string[], args: string[], doing: string): Promise<unknown[]> {
-    await this.ready();
+    await this.loaded();
     const { epoch, version, log } = this.#keys;
     for (let attempt = 0; ; attempt += 1) {
       const deadline = Date.now() + this.clockOffset + this.#options.commandTimeoutMs;

@@ -39,6 +39,8 @@ describe('queue mode options', () => {
     expect(resolveWorkerOptions({ connection: pool, executor: () => ({ items: [] }), schema: 'hooks', migrate: false })).to.include({ store: 'postgres', schema: 'hooks', migrate: false });
     expect(resolveQueueOptions({ connection: 'redis://127.0.0.1:1' })).to.include({ store: 'redis' });
     expect(() => resolveQueueOptions({ connection: 'postgres://127.0.0.1/app', schema: 'Bad-Name' })).to.throw(TypeError, /option schema must be lower-case letters/);
+    expect(resolveQueueOptions({ connection: 'postgres://pooler/app', directUrl: 'postgres://db/app' }).directUrl).to.equal('postgres://db/app');
+    expect(() => resolveQueueOptions({ connection: 'postgres://pooler/app', directUrl: 'db:5432' })).to.throw(TypeError, /option directUrl of createWebhookQueue must be a postgres:\/\/ or postgresql:\/\/ URL/);
   });
 
   it('refuses what names Redis only on PostgreSQL, and PostgreSQL\'s options on Redis, saying what to do instead', () => {
@@ -47,7 +49,8 @@ describe('queue mode options', () => {
     expect(() => resolveQueueOptions({ connection: postgres, binaryStore: redisBinaryStore() })).to.throw(TypeError, /use postgresBinaryStore\(\) or directoryBinaryStore/);
     expect(() => resolveQueueOptions({ connection: postgres, replicas: 1 })).to.throw(TypeError, /set synchronous_standby_names .* on the server/);
     expect(resolveQueueOptions({ connection: postgres, replicas: 0 }).replicas).to.equal(0);
-    expect(() => resolveQueueOptions({ connection: 'redis://127.0.0.1:1', schema: 'hooks' })).to.throw(TypeError, /options schema and migrate of createWebhookQueue are for a PostgreSQL connection/);
+    expect(() => resolveQueueOptions({ connection: 'redis://127.0.0.1:1', schema: 'hooks' })).to.throw(TypeError, /options schema, migrate and directUrl of createWebhookQueue are for a PostgreSQL connection/);
+    expect(() => resolveQueueOptions({ connection: 'redis://127.0.0.1:1', directUrl: postgres })).to.throw(TypeError, /directUrl of createWebhookQueue are for a PostgreSQL connection/);
     expect(() => resolveWorkerOptions({ connection: 'redis://127.0.0.1:1', migrate: false, executor: () => ({ items: [] }) })).to.throw(TypeError, /createWebhookWorker are for a PostgreSQL connection/);
   });
 });

@@ -8,7 +8,9 @@ import { assertSchemaCompatibility, createPostgresBackend, quoteSchemaName, runM
 import { checkSchema, migrateSchema } from '../../postgres/schema.js';
 import type { LockedSweep } from '../../postgres/sweeper.js';
 import { mayHaveCommitted } from '../../postgres/unsure-writes.js';
-import { connectWithin, openPool, PostgresLink, type PostgresPoolLike, type QueryResultLike } from '../../postgres/pool.js';
+import { explainFailure, reportEachFixOnce } from '../../postgres/failure-hints.js';
+import { connectWithin, openPool, PostgresLink, type PostgresClientLike, type PostgresPoolLike, type QueryResultLike } from '../../postgres/pool.js';
+import { checkSession } from '../../postgres/session-check.js';
 import { withDeadline } from '../../webhooks/registry/shared/contact.js';
 import type { QueuePostgresConfig, QueuePostgresPool } from '../connection-forms.js';
 import type { WebhookJobData, WebhookJobResult } from '../job-data.js';
@@ -35,14 +37,27 @@ function isPool(given: Given): given is QueuePostgresPool {
  * BullMQ's pool for a URL or a pool config: one of ours, with BullMQ's schema on its search path (its statements name
  * none), so that every connection in it hears its 'error' events from the moment it is made. A pool BullMQ made
  * itself would lend connections with no listener, and one the server ends in the moment it is lent (a restart while
- * BullMQ checks its schema) would end the process.
+ * BullMQ checks its schema) would end the process. The path is set by a statement as each connection is made, not by
+ * the `options` start-up parameter, which PgBouncer refuses: in node-postgres' `onConnect`, awaited before the
+ * connection is lent; where the pool predates that hook, in its 'connect' listener, which comes before the connection
+ * is lent too, so the statement is queued ahead of any of BullMQ's.
  */
-function bullPool(given: string | QueuePostgresConfig, bullSchema: string): Promise<PostgresPoolLike> {
-  const config = ownPoolConfig(given);
-  const path = `-c search_path=${quoteSchemaName(bullSchema)}`;
-  const options = typeof config === 'string' ? undefined : config.options;
-  const base = typeof config === 'string' ? { connectionString: config } : config;
-  return openPool({ ...base, options: typeof options === 'string' && options !== '' ? `${options} ${path}` : path });
+async function bullPool(config: string | Record<string, unknown>, bullSchema: string): Promise<PostgresPoolLike> {
+  const path = `SET search_path TO ${quoteSchemaName(bullSchema)}`;
+  const onPath = new WeakSet<PostgresClientLike>();
+  const onConnect = async (client: PostgresClientLike): Promise<void> => {
+    await client.query(path);
+    onPath.add(client);
+  };
+  const pool = await openPool({ ...(typeof config === 'string' ? { connectionString: config } : config), onConnect });
+  // A failed SET means a failed connection: BullMQ's statement after it fails the same way and says so.
+  pool.on('connect', (client) => { if (!onPath.has(client)) client.query(path).catch(() => undefined); });
+  return pool;
+}
+
+/** The directUrl's pool config: the URL, with a pool config's other settings (ssl, max, …) when one was given. */
+function directConfig(given: Given, directUrl: string): string | Record<string, unknown> {
+  return typeof given === 'object' && !isPool(given) ? { ...ownPoolConfig(given) as Record<string, unknown>, connectionString: directUrl } : directUrl;
 }
 
 /** Our pool's config: the URL, or the config without BullMQ's options. */
@@ -58,6 +73,7 @@ function bullSchemaOf(given: Given): string {
 
 /** A failure of ours reads as the queue's, not the registry's: its message and cause, without the registry's code. */
 function asQueueError(error: unknown): Error {
+  explainFailure(error);
   const cause = (error as { cause?: unknown } | null)?.cause ?? error;
   return new Error(error instanceof Error ? error.message : String(error), { cause });
 }
@@ -70,8 +86,10 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
   const given = (options.connection as { postgres: Given }).postgres;
   let closed = false;
   let pool: Promise<PostgresPoolLike> | undefined;
-  /** BullMQ's: the host's pool, or one of ours with BullMQ's schema on its search path. */
+  /** BullMQ's: the host's pool, or one of ours with BullMQ's schema on its search path (of the directUrl, when given). */
   let bullmqPool: Promise<PostgresPoolLike> | undefined;
+  const direct = options.directUrl === undefined ? undefined : directConfig(given, options.directUrl);
+  let directPool: Promise<PostgresPoolLike> | undefined;
   let listener: ReplyListener | undefined;
   let sweeper: LockedSweep | undefined;
   let marks: RefusalMarks | undefined;
@@ -81,6 +99,12 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
   const poolOf = (): Promise<PostgresPoolLike> => (closing !== undefined && pool === undefined ? Promise.reject(new Error('closed'))
     : (pool ??= isPool(given) ? Promise.resolve(given as unknown as PostgresPoolLike) : openPool(ownPoolConfig(given))));
   const statements = new PostgresLink(poolOf, STATEMENT_DEADLINE_MS);
+  /** What needs a session (LISTEN, migrations): the directUrl's pool when given, else the statements' one. */
+  const sessionPoolOf = (): Promise<PostgresPoolLike> => (direct === undefined ? poolOf()
+    : closing !== undefined && directPool === undefined ? Promise.reject(new Error('closed'))
+      // One connection LISTENs for good (the refusal marks use it too); the others serve the start and the migrations.
+      : (directPool ??= openPool({ ...(typeof direct === 'string' ? { connectionString: direct } : direct), max: 3 })));
+  const sessionStatements = direct === undefined ? statements : new PostgresLink(sessionPoolOf, STATEMENT_DEADLINE_MS);
   const schema = options.schema;
   const bullSchema = bullSchemaOf(given);
   const scope = `${bullSchema}:${options.name}`;
@@ -88,6 +112,7 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
   const report = (doing: string) => (error: unknown): void => {
     options.logger.warn({ err: error }, `${who}: PostgreSQL failed while ${doing}`);
   };
+  const grantMissing = reportEachFixOnce(schema, (error, hint) => { options.logger.error({ err: error }, `${who}: a reply to a waiting call could not be sent; until this is fixed each such call is answered by its job poll, up to a second later. ${hint}`); });
   const run = (sql: string, values: unknown[], doing: string): Promise<QueryResultLike> =>
     statements.query(sql, values, doing).catch((error: unknown) => { throw asQueueError(error); });
   // Once only, however many ways it is asked for (the opening closed, then the link): a pool ended twice throws.
@@ -96,21 +121,27 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
     marks?.stop();
     await listener?.stop();
     statements.close();
+    sessionStatements.close();
     if (ownsPool && pool !== undefined) await pool.then((opened) => opened.end(), () => undefined);
-    if (ownsPool && bullmqPool !== undefined) await bullmqPool.then((opened) => opened.end(), () => undefined);
+    if ((ownsPool || direct !== undefined) && bullmqPool !== undefined) await bullmqPool.then((opened) => opened.end(), () => undefined);
+    if (directPool !== undefined) await directPool.then((opened) => opened.end(), () => undefined);
   })());
 
   const link = (async (): Promise<QueueStoreLink> => {
-    if (options.migrate) await migrateSchema(statements, schema);
+    // A LISTEN that would hear nothing (a pooler in transaction mode) is refused before anything else: the replies'
+    // notifications are sent through the statements' pool, BullMQ's through its own, which is the session pool's URL.
+    await checkSession({ listen: await sessionPoolOf(), notify: await poolOf(), timeoutMs: STATEMENT_DEADLINE_MS, who, direct: direct !== undefined });
+    if (options.migrate) await migrateSchema(sessionStatements, schema);
     else await checkSchema(statements, schema);
-    await bullSchemaReady(await poolOf(), bullSchema, options.migrate, !ownsPool);
+    await bullSchemaReady(await sessionPoolOf(), bullSchema, options.migrate, direct === undefined && !ownsPool);
     if (closed) throw new Error('closed');
-    listener = new ReplyListener(poolOf, (sql, values) => run(sql, values, 'reading a reply'), schema, STATEMENT_DEADLINE_MS, report('listening for replies'));
+    listener = new ReplyListener(sessionPoolOf, (sql, values) => run(sql, values, 'reading a reply'), schema, STATEMENT_DEADLINE_MS, report('listening for replies'));
     sweeper = queueSweep(statements, schema, clock, report('removing expired rows'));
     marks = new RefusalMarks(run, () => listener?.warm(), schema, scope, clock, report('marking a refused call'));
     sweeper.start();
     const { Queue: PostgresQueue, Worker: PostgresWorker } = withBackend(createPostgresBackend);
-    bullmqPool = isPool(given) ? Promise.resolve(given as unknown as PostgresPoolLike) : bullPool(given, bullSchema);
+    bullmqPool = direct !== undefined ? bullPool(direct, bullSchema)
+      : isPool(given) ? Promise.resolve(given as unknown as PostgresPoolLike) : bullPool(ownPoolConfig(given), bullSchema);
     const connection = await bullmqPool as never;
     if (closed) throw new Error('closed');
     return {
@@ -145,7 +176,10 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
       mayHaveStored: mayHaveCommitted,
       replyChannel: (instanceId) => replyChannelOf(scope, instanceId),
       listen: (channel, message, resumed) => (listener as ReplyListener).listen(channel, message, resumed),
-      publish: (channel, message) => publishReply((sql, values) => run(sql, values, 'sending a reply'), schema, channel, message, clock()),
+      // A reply that cannot be stored for want of a grant would reach its caller only by the job poll, a second later,
+      // on every call: the missing grant is told to the host once.
+      publish: (channel, message) => publishReply((sql, values) => run(sql, values, 'sending a reply'), schema, channel, message, clock())
+        .catch((error: unknown) => { grantMissing(error); throw error; }),
       binaryHost: { kind: 'postgres', query: (sql, values) => run(sql, values, 'storing a file'), schema, queue: scope },
       // The `replicas` option is refused on PostgreSQL at the factory: synchronous replication is the server's setting.
       confirmReplicas: undefined,
@@ -154,7 +188,8 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
   })();
   link.catch(() => void closeAll());
   // An opening failure (the schema's migration included) reads as the queue's, like every statement's.
-  const opened = link.catch((error: unknown) => { throw asQueueError(error); });
+  // A setting to change (a TypeError: no session for LISTEN, no schema on a host pool's path) is told as it is.
+  const opened = link.catch((error: unknown) => { throw error instanceof TypeError ? error : asQueueError(error); });
   return {
     link: opened,
     close: () => {
@@ -185,6 +220,6 @@ async function bullSchemaReady(pool: PostgresPoolLike, bullSchema: string, migra
     throw error;
   }
   if (path !== undefined && path.rows[0]?.found !== true) {
-    throw new TypeError(`createWebhookQueue/createWebhookWorker: the pg.Pool given as connection does not have BullMQ's schema "${bullSchema}" on its search_path, and BullMQ's statements name no schema. Create the pool with options: '-c search_path=${bullSchema},public' (or give a URL or a pool config instead, and BullMQ makes its own pool).`);
+    throw new TypeError(`createWebhookQueue/createWebhookWorker: the pg.Pool given as connection does not have BullMQ's schema "${bullSchema}" on its search_path, and BullMQ's statements name no schema. Create the pool with options: '-c search_path=${bullSchema},public' (through PgBouncer, which refuses that start-up parameter, run SET search_path TO ${bullSchema}, public in the pool's 'connect' listener instead), or give a URL or a pool config, for a pool of the queue's own.`);
   }
 }

@@ -2,8 +2,8 @@
  * The reply channel of queue mode on PostgreSQL: NOTIFY carries a message to the web instance that waits for it, on a
  * channel per instance; a message too large for a notification (PostgreSQL takes under 8000 bytes) is stored in a
  * row, and the notification carries its id, in the same statement, so the row and its notification commit together.
- * The listener holds one connection of the pool for LISTEN, replaces it when it drops, and says so (`resumed`), since
- * what was sent meanwhile is lost.
+ * The listener holds one connection for LISTEN (of the directUrl's pool, when the other goes through a pooler in
+ * transaction mode), replaces it when it drops, and says so (`resumed`), since what was sent meanwhile is lost.
  */
 import { createHash } from 'node:crypto';
 import { withDeadline } from '../../webhooks/registry/shared/contact.js';

@@ -35,6 +35,8 @@ export interface WebOptions {
   logger?: WebhookLogger;
   /** Also serve the lastNode workflow at ONCE_PATH, with settings.idempotencyHeader. */
   idempotent?: boolean;
+  /** Default true: the server listens once the queue is connected; false: at once (a store still away answers 503). */
+  awaitReady?: boolean;
 }
 
 export interface RunningWeb {
@@ -73,7 +75,7 @@ export async function startWeb(options: WebOptions): Promise<RunningWeb> {
     connection: client ?? options.databaseUrl as string, name: options.queueName, enqueueTimeoutMs: options.enqueueTimeoutMs, retryAfterSeconds: 2, logger,
     ...(options.replicas === undefined ? {} : { replicas: options.replicas }),
   });
-  await queue.ready();
+  if (options.awaitReady !== false) await queue.ready();
   const registry = new MemoryWebhookRegistry();
   await registry.activate({
     workflowId: 'fault-workflow',

@@ -15,10 +15,34 @@ export const STORE_RETRY_AFTER_S = 2;
  */
 export function unavailable(store: string, cause: unknown, doing: string): WebhookError {
   const reason = cause instanceof Error && cause.message !== '' ? `: ${cause.message}` : '';
-  return new WebhookError('REGISTRY_UNAVAILABLE', `${store} could not be reached while ${doing}${reason}.`, {
+  const error = new WebhookError('REGISTRY_UNAVAILABLE', `${store} could not be reached while ${doing}${reason}.`, {
     cause,
     headers: { 'retry-after': String(STORE_RETRY_AFTER_S) },
     hint: `Changes to the webhook registry need ${store}; calls to active webhooks are still served from memory. Check that ${store} is running and reachable.`,
+  });
+  outages.add(error);
+  return error;
+}
+
+/** The refusals that mean the store is away, which waiting mends, apart from those of the same code that it does not. */
+const outages = new WeakSet<Error>();
+
+/** Whether `error` says the store could not be reached (not a schema of another version, say, under the same code). */
+export function isStoreOutage(error: unknown): boolean {
+  return error instanceof Error && outages.has(error);
+}
+
+/**
+ * The registry has not loaded yet: its store could not be reached since it started (within `timeoutMs` of a
+ * `ready()`), so no webhook is served. It keeps trying; the last cause is named.
+ */
+export function notLoaded(store: string, cause: Error | undefined, timeoutMs: number | undefined): WebhookError {
+  const within = timeoutMs === undefined ? '' : ` within ${timeoutMs} ms`;
+  const reason = cause === undefined ? '' : `: ${cause.message.replace(/\.$/, '')}`;
+  return new WebhookError('REGISTRY_UNAVAILABLE', `The webhook registry could not load from ${store}${within}${reason}.`, {
+    cause,
+    headers: { 'retry-after': String(STORE_RETRY_AFTER_S) },
+    hint: `No webhook is served until the registry has loaded once; it keeps trying until ${store} answers (or close()). Check that ${store} is running and reachable.`,
   });
 }
 
@@ -33,8 +57,8 @@ export function withDeadline<T>(work: Promise<T>, ms: number, onLate: () => Erro
 /** Refuses a look-up before the registry is ready, or once it has been cut off from its store for longer than `staleAfterMs`. */
 export function checkServing(ready: boolean, contact: StoreContact, staleAfterMs: number): void {
   if (!ready) {
-    throw new WebhookError('REGISTRY_UNAVAILABLE', 'The webhook registry is not ready.', {
-      hint: 'await registry.ready() before the server takes calls.',
+    throw new WebhookError('REGISTRY_UNAVAILABLE', `The webhook registry has not loaded from ${contact.store} yet.`, {
+      hint: `Calls are answered once it has loaded; it keeps trying while ${contact.store} is away. Await registry.ready() before the server takes calls.`,
       headers: { 'retry-after': '1' },
     });
   }

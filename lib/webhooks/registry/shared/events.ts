@@ -7,8 +7,13 @@ import type { WorkflowWebhooks } from '../../../core/types.js';
 import { errorFields, type WebhookLogger } from '../../../core/logger.js';
 
 export type SharedStoreEvent =
-  /** Routes loaded and the change log followed: `ready()` resolved. */
-  | { type: 'ready'; version: number; workflows: number }
+  /** Routes loaded and the change log followed: `ready()` resolved; `tries`: 1 unless the store was away at start. */
+  | { type: 'ready'; version: number; workflows: number; tries: number }
+  /**
+   * The store could not be reached while loading (down, restarting, refusing connections): told once for the first
+   * failed try; the registry keeps trying and says `ready` once loaded. No webhook is served meanwhile.
+   */
+  | { type: 'unreachable'; error: Error }
   /** The store stopped answering: calls are served from memory, changes are refused. */
   | { type: 'disconnected'; error: Error }
   /** The store answers again after `downMs`; what changed meanwhile is read from the log, or reloaded. */
@@ -46,6 +51,8 @@ export interface StoreVoice {
 export function stderrEvents({ component, store }: StoreVoice): (event: SharedStoreEvent | { type: 'warning'; message: string }) => void {
   return (event) => {
     if (event.type === 'disconnected') console.error(`${component}: ${store} is unreachable (${event.error.message}); serving webhooks from memory, changes are refused.`);
+    else if (event.type === 'unreachable') console.error(`${component}: ${store} is unreachable while loading the webhook registry (${event.error.message}); no webhook is served until it answers, trying again.`);
+    else if (event.type === 'ready' && event.tries > 1) console.error(`${component}: the webhook registry loaded from ${store} after ${event.tries} tries.`);
     else if (event.type === 'reconnected') console.error(`${component}: ${store} is reachable again after ${event.downMs} ms.`);
     else if (event.type === 'storeReset') console.error(`${component}: ${store} came back empty; ${event.workflows.length} workflows are served from memory until they are activated again.`);
     else if (event.type === 'warning') console.error(`${component}: ${event.message}`);
@@ -58,6 +65,8 @@ export function loggedEvents(logger: WebhookLogger, { component, store }: StoreV
   return (event) => {
     const from = { component };
     if (event.type === 'disconnected') logger.warn({ ...from, err: errorFields(event.error) }, `${store} is unreachable; serving webhooks from memory, changes are refused`);
+    else if (event.type === 'unreachable') logger.warn({ ...from, err: errorFields(event.error) }, `${store} is unreachable while loading the webhook registry; no webhook is served until it answers, trying again`);
+    else if (event.type === 'ready' && event.tries > 1) logger.warn({ ...from, tries: event.tries }, `the webhook registry loaded from ${store} after ${event.tries} tries`);
     else if (event.type === 'reconnected') logger.warn({ ...from, downMs: event.downMs }, `${store} is reachable again after ${event.downMs} ms`);
     else if (event.type === 'storeReset') logger.warn({ ...from, workflows: event.workflows.length }, `${store} came back empty; its workflows are served from memory until they are activated again`);
     else if (event.type === 'warning') logger.warn({ ...from, code: event.code }, event.message);

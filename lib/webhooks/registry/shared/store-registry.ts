@@ -6,11 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WebhookError } from '../../../core/errors.js';
+import { checkReadyTimeout, StartRetries } from '../../../core/start-retries.js';
 import type { WebhookKind, WorkflowWebhooks } from '../../../core/types.js';
 import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../../../core/waits.js';
 import type { ListedTestWebhook, RegisteredWebhook, TestCallClaim, TestListenHandle, TestListenOptions, WebhookLookup } from '../contract.js';
 import { resolveWorkflowWebhooks } from '../resolve-workflow.js';
-import { checkServing, StoreContact } from './contact.js';
+import { checkServing, isStoreOutage, notLoaded, StoreContact } from './contact.js';
 import type { SharedStoreEvent, SharedStoreHealth } from './events.js';
 import { ProductionMirror } from './production-mirror.js';
 import { SharedTestListens, type ListenChange, type ListenStore } from './test-listens.js';
@@ -22,6 +23,8 @@ export interface StoreRegistrySettings {
   store: string;
   onEvent: (event: SharedStoreEvent) => void;
   staleAfterMs: number;
+  /** How long a change, or any other use of the store, waits for the registry to load before it is refused. */
+  commandTimeoutMs: number;
   /** Whether the waits' statements need `ready()` first (the tables they use must exist). */
   waitsAfterReady: boolean;
 }
@@ -32,6 +35,15 @@ export interface StoreWaits extends Pick<ExpiringWaits, 'onExpired' | 'start' | 
   get(waitId: string): Promise<WaitEntry | undefined>;
   claim(waitId: string, resumedAt: number): Promise<WaitClaim>;
   listWaiting(options: { limit?: number } | undefined): Promise<WaitEntry[]>;
+}
+
+/** What `ready()` may be told. */
+export interface RegistryReadyOptions {
+  /**
+   * Longest wait, in ms, for the registry to load: past it `ready()` rejects `REGISTRY_UNAVAILABLE` naming the last
+   * cause, while the registry keeps trying in the background. Default: no deadline, it waits until the store answers.
+   */
+  timeoutMs?: number;
 }
 
 /** The store connected and loaded: the log version it stands at, and how to start following the log from there. */
@@ -65,22 +77,32 @@ export abstract class StoreRegistry {
   protected clockOffset = 0;
   readonly #settings: StoreRegistrySettings;
   #state: 'new' | 'starting' | 'ready' | 'closed' = 'new';
-  #starting: Promise<void> | undefined;
+  readonly #start: StartRetries<void>;
+  #loading: Promise<void> | undefined;
 
   constructor(settings: StoreRegistrySettings) {
     this.#settings = settings;
     this.contact = new StoreContact(settings.store, settings.onEvent);
+    this.#start = new StartRetries({
+      attempt: () => (this.#loading = this.#load()),
+      // Only the store being away is waited out; a wrong schema version or a missing privilege is told at once.
+      retryable: (error) => isStoreOutage(error) && this.#state !== 'closed',
+      onUnreachable: (error) => { settings.onEvent({ type: 'unreachable', error }); },
+    });
   }
 
-  /** Prepares the store, loads every route and follows the change log; rejects REGISTRY_UNAVAILABLE without the store (call again to retry). */
-  ready(): Promise<void> {
-    if (this.#state === 'closed') return Promise.reject(new WebhookError('REGISTRY_UNAVAILABLE', `The ${this.#settings.store} webhook registry was closed.`));
-    this.#starting ??= this.#start().catch((error: unknown) => {
-      this.#starting = undefined;
-      this.#state = 'new';
-      throw error;
-    });
-    return this.#starting;
+  /**
+   * Prepares the store, loads every route and follows the change log. While the store is unreachable, restarting or
+   * refusing connections, it keeps trying (a pause of at most a second between tries, the first failure told once
+   * as event `unreachable`) and resolves once loaded; calls are answered 503 `REGISTRY_UNAVAILABLE` until then.
+   * With `timeoutMs`, rejects `REGISTRY_UNAVAILABLE` past it, naming the last cause, and the tries go on: calling
+   * `ready()` again waits again. A failure that waiting cannot mend (a schema of another version with
+   * `migrate: false`, a missing privilege) rejects at once; calling again tries again.
+   */
+  ready(options?: RegistryReadyOptions): Promise<void> {
+    const timeoutMs = checkReadyTimeout(options, 'registry');
+    if (this.#state === 'closed') return Promise.reject(this.#closedError());
+    return this.#start.wait(timeoutMs, (cause) => notLoaded(this.#settings.store, cause, timeoutMs));
   }
 
   lookup(kind: WebhookKind, method: string, path: string): Promise<WebhookLookup> {
@@ -89,26 +111,28 @@ export abstract class StoreRegistry {
 
   /** From memory: the store is never asked on a call's path. */
   lookupNow(kind: WebhookKind, method: string, path: string): WebhookLookup {
+    // A host that never awaited ready() is served all the same once the store answers.
+    if (this.#state === 'new') this.#start.begin();
     checkServing(this.#state === 'ready', this.contact, this.#settings.staleAfterMs);
     return kind === 'production' ? this.production.routes.lookup(method, path) : this.tests.lookup(method, path);
   }
 
   async listenForTest(workflow: WorkflowWebhooks, options?: TestListenOptions): Promise<TestListenHandle> {
-    await this.ready();
+    await this.loaded();
     return this.tests.listen(workflow, options);
   }
 
   async claimTestCall(webhook: RegisteredWebhook): Promise<TestCallClaim | undefined> {
-    await this.ready();
+    await this.loaded();
     return this.tests.claim(webhook);
   }
 
   /** Every instance's listening test webhooks, from this instance's mirror of the listens. */
-  listTestWebhooks(): Promise<ListedTestWebhook[]> { return this.ready().then(() => this.tests.list()); }
+  listTestWebhooks(): Promise<ListedTestWebhook[]> { return this.loaded().then(() => this.tests.list()); }
 
   /** The production webhooks this instance serves (of one workflow, given its id), from its mirror: another's changes within milliseconds. */
   async list(workflowId?: string): Promise<RegisteredWebhook[]> {
-    await this.ready();
+    await this.loaded();
     return this.production.list(workflowId);
   }
 
@@ -142,10 +166,13 @@ export abstract class StoreRegistry {
   /** Stops following the log and gives back the registry's own connections; this instance's test listens are cancelled. */
   async close(): Promise<void> {
     if (this.#state === 'closed') return;
-    await this.#starting?.catch(() => undefined);
+    const wasStarting = this.#state === 'starting';
+    this.#state = 'closed';
+    this.#start.stop(this.#closedError());
+    // A load under way finishes (or fails) before its connections are given back.
+    if (wasStarting) await this.#loading?.catch(() => undefined);
     await this.tests.close();
     this.waits.close();
-    this.#state = 'closed';
     await this.disconnect();
   }
 
@@ -199,7 +226,17 @@ export abstract class StoreRegistry {
     this.production.settle(version);
   }
 
-  async #start(): Promise<void> {
+  /**
+   * Waits for the registry to load, for at most `commandTimeoutMs`: what every change and read of the store does,
+   * so that none waits longer for a store that is away. @internal
+   */
+  protected loaded(): Promise<void> {
+    if (this.#state === 'ready') return Promise.resolve();
+    return this.ready({ timeoutMs: this.#settings.commandTimeoutMs });
+  }
+
+  async #load(): Promise<void> {
+    if (this.#state === 'closed') throw this.#closedError();
     this.#state = 'starting';
     const { version, follow } = await this.connect();
     // close() may have come while loading.
@@ -208,10 +245,14 @@ export abstract class StoreRegistry {
     this.contact.record();
     follow();
     this.waits.start();
-    this.#settings.onEvent({ type: 'ready', version, workflows: this.production.size });
+    this.#settings.onEvent({ type: 'ready', version, workflows: this.production.size, tries: this.#start.tries });
+  }
+
+  #closedError(): WebhookError {
+    return new WebhookError('REGISTRY_UNAVAILABLE', `The ${this.#settings.store} webhook registry was closed.`);
   }
 
   #withWaits<T>(use: (waits: StoreWaits) => Promise<T>): Promise<T> {
-    return this.#settings.waitsAfterReady ? this.ready().then(() => use(this.waits)) : use(this.waits);
+    return this.#settings.waitsAfterReady ? this.loaded().then(() => use(this.waits)) : use(this.waits);
   }
 }

@@ -1,0 +1,67 @@
+/**
+ * How a web queue or a worker starts while its store may be away: every try opens the connections and readies
+ * BullMQ, and one that fails for want of the store (down, restarting, refusing connections) is tried again after a
+ * pause of at most a second, told once per streak to the host's logger. A failure waiting cannot mend (a setting,
+ * a missing privilege, a certificate refused) ends the tries with its cause; `ready({ timeoutMs })` bounds a wait.
+ */
+import { WebhookError } from '../core/errors.js';
+import { errorFields } from '../core/logger.js';
+import { StartRetries } from '../core/start-retries.js';
+import { isOutage } from '../postgres/pool.js';
+import type { ResolvedShared } from './options.js';
+
+/** What `ready()` of a web queue or a worker may be told. */
+export interface QueueReadyOptions {
+  /**
+   * Longest wait, in ms, for the connections to the store: past it `ready()` rejects `QUEUE_UNAVAILABLE` naming the
+   * last cause, and the tries go on (call `ready()` again to wait again). Default: no deadline.
+   */
+  timeoutMs?: number;
+}
+
+/** The store's name in messages. */
+export function storeNameOf(options: ResolvedShared): string {
+  return options.store === 'postgres' ? 'PostgreSQL' : 'Redis';
+}
+
+/**
+ * Whether a try failed for want of the store. Our own failures carry the store's error as their cause. On Redis,
+ * node-redis waits for the server itself, so what reaches here is a setting, unless the connection was lost.
+ */
+export function isStoreOutage(options: ResolvedShared, error: unknown): boolean {
+  if (error instanceof TypeError) return false;
+  const cause = (error as { cause?: unknown } | null)?.cause ?? error;
+  if (cause instanceof TypeError) return false;
+  return options.store === 'postgres' ? isOutage(cause) : true;
+}
+
+/** `ready()` past its deadline: 503 with the last cause. */
+export function notConnected(options: ResolvedShared, who: string, cause: Error | undefined, timeoutMs: number | undefined): WebhookError {
+  const store = storeNameOf(options);
+  const within = timeoutMs === undefined ? '' : ` within ${timeoutMs} ms`;
+  const reason = cause === undefined ? '' : `: ${cause.message.replace(/\.$/, '')}`;
+  return new WebhookError('QUEUE_UNAVAILABLE', `${who} could not connect to ${store}${within}${reason}.`, {
+    cause,
+    hint: `It keeps trying until ${store} answers (or close()). Check that ${store} is running and reachable.`,
+  });
+}
+
+/** The tries of one web queue or worker (`who`: `webhook queue`, `queue worker`). */
+export function queueStart<T>(options: ResolvedShared, who: string, attempt: () => Promise<T>, closed: () => boolean): StartRetries<T> {
+  const store = storeNameOf(options);
+  const retries: StartRetries<T> = new StartRetries<T>({
+    attempt: async () => {
+      const started = await attempt();
+      if (retries.tries > 1) options.logger.warn({ tries: retries.tries }, `${who}: connected to ${store} after ${retries.tries} tries`);
+      return started;
+    },
+    retryable: (error) => !closed() && isStoreOutage(options, error),
+    onUnreachable: (error) => {
+      options.logger.warn({ err: errorFields(error) }, `${who}: ${store} is unreachable; trying again until it answers (at most a second apart)`);
+    },
+    onFailed: (error) => {
+      if (!closed()) options.logger.error({ err: errorFields(error) }, `${who}: could not start, and waiting will not mend it: ${error.message}`);
+    },
+  });
+  return retries;
+}
