@@ -195,6 +195,19 @@ if (findService(POSTGRES) === undefined) {
       }
     });
 
+    it('names the missing grant to read the replies in the web instance\'s log, once, and still answers the calls', async () => {
+      await owner.query('REVOKE DELETE ON workflow_webhooks.queue_replies FROM webhooks_app');
+      try {
+        const mode = await queueMode();
+        for (let call = 0; call < 2; call += 1) expect((await mode.call()).body.text).to.equal('é'.repeat(BIG / 2));
+        const told = mode.webLog.filter((line) => line.includes('GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE workflow_webhooks.queue_replies TO'));
+        expect(told, mode.webLog.join('\n')).to.have.length(1);
+        expect(told[0]).to.include('createWebhookQueue').and.to.include('a reply to a waiting call could not be read');
+      } finally {
+        await owner.query('GRANT DELETE ON workflow_webhooks.queue_replies TO webhooks_app');
+      }
+    });
+
     it('refuses migrate: true as that role, saying to start with migrate: false and to run migrate() as a role that may create', async () => {
       const registry = new PostgresWebhookRegistry({ connectionString: appUrl, schema: 'never_migrated', logger: SILENT });
       closers.push(() => registry.close());

@@ -8,7 +8,7 @@ import { assertSchemaCompatibility, createPostgresBackend, quoteSchemaName, runM
 import { checkSchema, migrateSchema } from '../../postgres/schema.js';
 import type { LockedSweep } from '../../postgres/sweeper.js';
 import { mayHaveCommitted } from '../../postgres/unsure-writes.js';
-import { explainFailure, reportEachFixOnce } from '../../postgres/failure-hints.js';
+import { explainFailure, failureHint, reportEachFixOnce } from '../../postgres/failure-hints.js';
 import { connectWithin, openPool, PostgresLink, type PostgresClientLike, type PostgresPoolLike, type QueryResultLike } from '../../postgres/pool.js';
 import { checkSession } from '../../postgres/session-check.js';
 import { withDeadline } from '../../webhooks/registry/shared/contact.js';
@@ -112,6 +112,13 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
   const report = (doing: string) => (error: unknown): void => {
     options.logger.warn({ err: error }, `${who}: PostgreSQL failed while ${doing}`);
   };
+  // A reply too large for a notification that cannot be read (a grant missing) is told once, with the GRANT; any other
+  // failure of the listener as it comes.
+  const readGrantMissing = reportEachFixOnce(schema, (error, hint) => { options.logger.error({ err: error }, `${who}: a reply to a waiting call could not be read; until this is fixed each such call is answered by its job poll, up to a second later. ${hint}`); });
+  const listenerTrouble = (error: unknown): void => {
+    if (failureHint(error, schema) === undefined) report('listening for replies')(error);
+    else readGrantMissing(error);
+  };
   const grantMissing = reportEachFixOnce(schema, (error, hint) => { options.logger.error({ err: error }, `${who}: a reply to a waiting call could not be sent; until this is fixed each such call is answered by its job poll, up to a second later. ${hint}`); });
   const run = (sql: string, values: unknown[], doing: string): Promise<QueryResultLike> =>
     statements.query(sql, values, doing).catch((error: unknown) => { throw asQueueError(error); });
@@ -135,7 +142,7 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
     else await checkSchema(statements, schema);
     await bullSchemaReady(await sessionPoolOf(), bullSchema, options.migrate, direct === undefined && !ownsPool);
     if (closed) throw new Error('closed');
-    listener = new ReplyListener(sessionPoolOf, (sql, values) => run(sql, values, 'reading a reply'), schema, STATEMENT_DEADLINE_MS, report('listening for replies'));
+    listener = new ReplyListener(sessionPoolOf, (sql, values) => run(sql, values, 'reading a reply'), schema, STATEMENT_DEADLINE_MS, listenerTrouble);
     sweeper = queueSweep(statements, schema, clock, report('removing expired rows'));
     marks = new RefusalMarks(run, () => listener?.warm(), schema, scope, clock, report('marking a refused call'));
     sweeper.start();
