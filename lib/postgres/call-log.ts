@@ -73,7 +73,7 @@ export class PostgresCallLog implements CallLog {
     this.#pool = () => (pool !== undefined ? Promise.resolve(pool) : (this.#ownPool ??= openPool(connectionString as string)));
     if (options.directUrl !== undefined && (typeof options.directUrl !== 'string' || options.directUrl === '')) fail('directUrl', 'must be a non-empty string');
     this.#directUrl = options.directUrl;
-    this.#link = new PostgresLink(this.#pool, positive('commandTimeoutMs', options.commandTimeoutMs, 2000));
+    this.#link = new PostgresLink(this.#pool, positive('commandTimeoutMs', options.commandTimeoutMs, 2000), this.#schema);
     const logger = options.logger === undefined ? undefined : safeLogger(options.logger);
     const onError = options.onError ?? ((error: Error) => {
       if (logger === undefined) console.error('workflow-webhooks/postgres: the PostgresCallLog subscription failed; it opens again by itself:', error);

@@ -119,11 +119,14 @@ export type Transaction = (sql: string, values?: unknown[]) => Promise<QueryResu
 export class PostgresLink {
   readonly #pool: () => Promise<PostgresPoolLike>;
   readonly #timeoutMs: number;
+  readonly #schema: string | undefined;
   #closed = false;
 
-  constructor(pool: () => Promise<PostgresPoolLike>, timeoutMs: number) {
+  /** `schema`: the library's schema its statements use, so that a missing grant is named on the qualified object. */
+  constructor(pool: () => Promise<PostgresPoolLike>, timeoutMs: number, schema?: string) {
     this.#pool = pool;
     this.#timeoutMs = timeoutMs;
+    this.#schema = schema;
   }
 
   get timeoutMs(): number {
@@ -164,7 +167,7 @@ export class PostgresLink {
       client = await connectWithin(await this.#pool(), timeoutMs);
     } catch (error) {
       // A setting to fix (TLS trust, a grant) is named in the message: the raw one says what broke, not what to change.
-      throw isOutage(error) ? unavailable('PostgreSQL', explainFailure(error), doing) : explainFailure(error);
+      throw isOutage(error) ? unavailable('PostgreSQL', explainFailure(error, this.#schema), doing) : explainFailure(error, this.#schema);
     }
     try {
       const result = await withDeadline(work(client), timeoutMs, () => new DeadlineError(timeoutMs));
@@ -174,7 +177,7 @@ export class PostgresLink {
       const outage = isOutage(error);
       // A connection that failed or missed its deadline may be mid-statement: destroy it (the server rolls back).
       client.release(outage ? asError(error) : undefined);
-      throw outage ? unavailable('PostgreSQL', error, doing) : explainFailure(error);
+      throw outage ? unavailable('PostgreSQL', error, doing) : explainFailure(error, this.#schema);
     }
   }
 }

@@ -51,8 +51,8 @@ export class PostgresWebhookRegistry extends StoreRegistry implements WebhookReg
     super({ store: 'PostgreSQL', onEvent: resolved.onEvent, staleAfterMs: resolved.staleAfterMs, commandTimeoutMs: resolved.commandTimeoutMs, waitsAfterReady: true });
     this.#options = resolved;
     const { schema } = this.#options;
-    this.#link = new PostgresLink(() => this.#openPool(), this.#options.commandTimeoutMs);
-    this.#sessionLink = resolved.directUrl === undefined ? this.#link : new PostgresLink(() => this.#sessionPool(), this.#options.commandTimeoutMs);
+    this.#link = new PostgresLink(() => this.#openPool(), this.#options.commandTimeoutMs, schema);
+    this.#sessionLink = resolved.directUrl === undefined ? this.#link : new PostgresLink(() => this.#sessionPool(), this.#options.commandTimeoutMs, schema);
     this.#log = new ChangeLog(this.#link, schema, this.#options.changeLogLength);
     this.waits = new PostgresWaits(this.#link, schema, this.#options.maxWaiting, () => this.storeNow());
     this.#sweeper = registrySweep(this.#link, schema, (error) => this.report(error, 'removing expired rows'));

@@ -208,6 +208,20 @@ if (findService(POSTGRES) === undefined) {
       }
     });
 
+    it('names a missing grant on a registry\'s table with the table\'s schema, in the change\'s error', async () => {
+      await owner.query('REVOKE INSERT ON workflow_webhooks.workflows FROM webhooks_app');
+      try {
+        const registry = new PostgresWebhookRegistry({ connectionString: appUrl, migrate: false, logger: SILENT });
+        closers.push(() => registry.close());
+        await registry.ready();
+        const error = await registry.activate({ workflowId: 'ungranted', nodes: [{ name: 'Webhook', parameters: { path: 'ungranted' } }] })
+          .then(() => undefined, (failure: Error) => failure);
+        expect(error?.message).to.include('run GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE workflow_webhooks.workflows TO <the application\'s role>');
+      } finally {
+        await owner.query('GRANT INSERT ON workflow_webhooks.workflows TO webhooks_app');
+      }
+    });
+
     it('refuses migrate: true as that role, saying to start with migrate: false and to run migrate() as a role that may create', async () => {
       const registry = new PostgresWebhookRegistry({ connectionString: appUrl, schema: 'never_migrated', logger: SILENT });
       closers.push(() => registry.close());

@@ -98,13 +98,13 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
   // No pool is opened once closing began: it would be left open behind the close.
   const poolOf = (): Promise<PostgresPoolLike> => (closing !== undefined && pool === undefined ? Promise.reject(new Error('closed'))
     : (pool ??= isPool(given) ? Promise.resolve(given as unknown as PostgresPoolLike) : openPool(ownPoolConfig(given))));
-  const statements = new PostgresLink(poolOf, STATEMENT_DEADLINE_MS);
+  const statements = new PostgresLink(poolOf, STATEMENT_DEADLINE_MS, options.schema);
   /** What needs a session (LISTEN, migrations): the directUrl's pool when given, else the statements' one. */
   const sessionPoolOf = (): Promise<PostgresPoolLike> => (direct === undefined ? poolOf()
     : closing !== undefined && directPool === undefined ? Promise.reject(new Error('closed'))
       // One connection LISTENs for good (the refusal marks use it too); the others serve the start and the migrations.
       : (directPool ??= openPool({ ...(typeof direct === 'string' ? { connectionString: direct } : direct), max: 3 })));
-  const sessionStatements = direct === undefined ? statements : new PostgresLink(sessionPoolOf, STATEMENT_DEADLINE_MS);
+  const sessionStatements = direct === undefined ? statements : new PostgresLink(sessionPoolOf, STATEMENT_DEADLINE_MS, options.schema);
   const schema = options.schema;
   const bullSchema = bullSchemaOf(given);
   const scope = `${bullSchema}:${options.name}`;
