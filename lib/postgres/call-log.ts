@@ -61,6 +61,8 @@ export class PostgresCallLog implements CallLog {
   #subscriber: PostgresClientLike | undefined;
   #subscribing: Promise<void> | undefined;
   #closed = false;
+  /** Whether the subscription is down and that was told: a database away for a minute is one error, not one per try. */
+  #down = false;
 
   constructor(options: PostgresCallLogOptions) {
     if (typeof options !== 'object' || options === null) fail('object', 'is required: new PostgresCallLog({ pool })');
@@ -178,7 +180,10 @@ export class PostgresCallLog implements CallLog {
       client.on('notification', (message) => void this.#deliver(message.payload ?? ''));
       await client.query(`LISTEN ${this.#channel}`);
       if (this.#closed) client.release(new Error('the call log was closed'));
-      else this.#subscriber = client;
+      else {
+        this.#subscriber = client;
+        this.#down = false;
+      }
     })();
     this.#subscribing.catch((error: unknown) => this.#reopen(error));
   }
@@ -191,7 +196,8 @@ export class PostgresCallLog implements CallLog {
       this.#onError(error);
       return;
     }
-    this.#onError(new Error(`workflow-webhooks/postgres: PostgresCallLog lost its subscription to ${this.#channel}: ${(error as Error).message}`, { cause: error }));
+    if (!this.#down) this.#onError(new Error(`workflow-webhooks/postgres: PostgresCallLog lost its subscription to ${this.#channel}: ${(error as Error).message}; it opens again by itself`, { cause: error }));
+    this.#down = true;
     setTimeout(() => this.#subscribe(), RETRY_MS).unref();
   }
 

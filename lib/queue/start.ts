@@ -25,10 +25,10 @@ export function storeNameOf(options: ResolvedShared): string {
 }
 
 /**
- * Whether a try failed for want of the store. Our own failures carry the store's error as their cause. On Redis,
- * node-redis waits for the server itself, so what reaches here is a setting, unless the connection was lost.
+ * Whether a try failed for want of the store, which waiting mends. Our own failures carry the store's error as their
+ * cause. On Redis, node-redis waits for the server itself, so a setting is all that reaches here but a lost connection.
  */
-export function isStoreOutage(options: ResolvedShared, error: unknown): boolean {
+export function waitingMends(options: ResolvedShared, error: unknown): boolean {
   if (error instanceof TypeError) return false;
   const cause = (error as { cause?: unknown } | null)?.cause ?? error;
   if (cause instanceof TypeError) return false;
@@ -55,7 +55,7 @@ export function queueStart<T>(options: ResolvedShared, who: string, attempt: () 
       if (retries.tries > 1) options.logger.warn({ tries: retries.tries }, `${who}: connected to ${store} after ${retries.tries} tries`);
       return started;
     },
-    retryable: (error) => !closed() && isStoreOutage(options, error),
+    retryable: (error) => !closed() && waitingMends(options, error),
     onUnreachable: (error) => {
       options.logger.warn({ err: errorFields(error) }, `${who}: ${store} is unreachable; trying again until it answers (at most a second apart)`);
     },

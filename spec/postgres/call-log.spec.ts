@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { PostgresCallLog } from 'workflow-webhooks/postgres';
 import { callOf, describeCallLogContract } from '../support/call-log-contract/index.js';
-import { POSTGRES, sharedPostgres, type PostgresServer } from '../support/postgres-server.js';
+import { POSTGRES, PostgresServer, sharedPostgres } from '../support/postgres-server.js';
 import { findService, markNotRun } from '../support/services.js';
 
 const TITLE = 'PostgresCallLog';
@@ -54,6 +54,42 @@ if (findService(POSTGRES) === undefined) {
       await log.close();
       const error = await log.recent().then(() => undefined, (failure: unknown) => failure as Error);
       expect(error?.message).to.match(/closed/);
+    });
+  });
+}
+
+if (findService(POSTGRES) !== undefined) {
+  describe(`${TITLE} subscribed while the database is down`, function () {
+    this.timeout(60_000);
+    let server: PostgresServer;
+    before(async function () {
+      this.timeout(60_000);
+      server = await PostgresServer.start() as PostgresServer;
+      await server.stopImmediately();
+    });
+    after(async () => { await server?.stop(); });
+
+    it('tells the outage once however many tries it takes, and hears calls once the database is back', async () => {
+      const errors: Error[] = [];
+      const log = new PostgresCallLog({ connectionString: server.url, schema: 'calls_down', onError: (error) => errors.push(error) });
+      try {
+        const heard = new Promise<string>((resolve) => { log.subscribe((call) => resolve(call.callId)); });
+        // Tried again every half second meanwhile: four tries or so, one error.
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        expect(errors.map((error) => error.message.startsWith('workflow-webhooks/postgres: PostgresCallLog lost its subscription'))).to.deep.equal([true]);
+        await server.startAgain();
+        // Appended until one is heard: the subscription opens again at its next try, within half a second.
+        let heardId: string | undefined;
+        void heard.then((id) => { heardId = id; });
+        const until = Date.now() + 10_000;
+        while (heardId === undefined && Date.now() < until) {
+          await log.append(callOf(5)).catch(() => undefined);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(heardId).to.equal(callOf(5).callId);
+      } finally {
+        await log.close();
+      }
     });
   });
 }

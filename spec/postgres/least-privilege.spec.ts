@@ -5,15 +5,14 @@
  * never a silent slowdown; `migrate: true` as that role is refused with the fix.
  */
 import { expect } from 'chai';
-import express from 'express';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import request from 'supertest';
-import { createWebhookMiddleware, type WebhookExecutor } from 'workflow-webhooks';
 import { migrate, PostgresCallLog, PostgresWebhookRegistry } from 'workflow-webhooks/postgres';
-import { createWebhookQueue, createWebhookWorker, type WebhookQueue } from 'workflow-webhooks/queue';
+import { createWebhookQueue, createWebhookWorker } from 'workflow-webhooks/queue';
 import { callOf } from '../support/call-log-contract/index.js';
 import { POSTGRES, PostgresServer } from '../support/postgres-server.js';
+import { lastNodeThroughQueue } from '../support/postgres/queue-app.js';
 import { findService, markNotRun } from '../support/services.js';
 
 /** The ```sql blocks of one section of a doc (from its heading to the next heading of any level), in order. */
@@ -136,20 +135,13 @@ if (findService(POSTGRES) === undefined) {
       const registry = new PostgresWebhookRegistry({ connectionString: appUrl, migrate: false, logger: SILENT });
       closers.push(() => registry.close());
       await registry.ready();
-      await registry.activate({ workflowId: name, nodes: [{ name: 'Webhook', parameters: { path: name, httpMethod: 'POST', responseMode: 'lastNode' } }] });
       // stageTimes hears a call only when its answer came on the reply channel, not by a look at its job.
-      const queue: WebhookQueue = createWebhookQueue({
-        connection: appUrl, name, migrate: false, logger: web.logger, enqueueTimeoutMs: 10_000, stageTimes: (stages) => { onChannel.push(stages.jobId); },
+      const app = await lastNodeThroughQueue({
+        registry, name, closers,
+        queue: { connection: appUrl, name, migrate: false, logger: web.logger, enqueueTimeoutMs: 10_000, stageTimes: (stages) => { onChannel.push(stages.jobId); } },
+        worker: { connection: appUrl, name, migrate: false, logger: work.logger },
+        executor: (run) => ({ items: [{ json: { text: 'é'.repeat(BIG / 2), call: run.callId } }] }),
       });
-      closers.push(() => queue.close());
-      const executor: WebhookExecutor = (run) => ({ items: [{ json: { text: 'é'.repeat(BIG / 2), call: run.callId } }] });
-      const worker = createWebhookWorker({ connection: appUrl, name, migrate: false, executor, logger: work.logger });
-      closers.push(() => worker.close({ timeoutMs: 1000 }));
-      await Promise.all([queue.ready(), worker.ready()]);
-      const middleware = createWebhookMiddleware(registry, queue.executor, { logger: SILENT });
-      closers.push(() => middleware.close({ timeoutMs: 500 }));
-      const app = express();
-      app.use('/hooks', middleware);
       return {
         onChannel, workerLog: work.lines, webLog: web.lines,
         async call() {

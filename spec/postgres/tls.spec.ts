@@ -5,16 +5,15 @@
  * pool (config) with `ssl: { ca }`. A certificate the client does not trust is refused, saying what to check.
  */
 import { expect } from 'chai';
-import express from 'express';
 import { chmodSync, chownSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import request from 'supertest';
-import { createWebhookMiddleware, type WebhookExecutor } from 'workflow-webhooks';
 import { PostgresWebhookRegistry, type PostgresPoolLike } from 'workflow-webhooks/postgres';
 import { createWebhookQueue, createWebhookWorker, type QueueConnection } from 'workflow-webhooks/queue';
 import { POSTGRES, PostgresServer } from '../support/postgres-server.js';
+import { lastNodeThroughQueue } from '../support/postgres/queue-app.js';
 import { findService, markNotRun } from '../support/services.js';
 import { makeTlsFiles, OPENSSL, type TlsFiles } from '../support/tls-files.js';
 
@@ -117,17 +116,12 @@ if (findService(POSTGRES) === undefined) {
       const registry = new PostgresWebhookRegistry({ ...registryConnection, schema, logger: SILENT });
       closers.push(() => registry.close());
       await registry.ready();
-      await registry.activate({ workflowId: name, nodes: [{ name: 'Webhook', parameters: { path: name, httpMethod: 'POST', responseMode: 'lastNode' } }] });
-      const queue = createWebhookQueue({ connection: queueConnection, name, schema, logger: SILENT, enqueueTimeoutMs: 10_000 });
-      closers.push(() => queue.close());
-      const executor: WebhookExecutor = (run) => ({ items: [{ json: { encrypted: true, body: run.items[0]?.json.body } }] });
-      const worker = createWebhookWorker({ connection: queueConnection, name, schema, executor, logger: SILENT });
-      closers.push(() => worker.close({ timeoutMs: 1000 }));
-      await Promise.all([queue.ready(), worker.ready()]);
-      const middleware = createWebhookMiddleware(registry, queue.executor, { logger: SILENT });
-      closers.push(() => middleware.close({ timeoutMs: 500 }));
-      const app = express();
-      app.use('/hooks', middleware);
+      const app = await lastNodeThroughQueue({
+        registry, name, closers,
+        queue: { connection: queueConnection, name, schema, logger: SILENT, enqueueTimeoutMs: 10_000 },
+        worker: { connection: queueConnection, name, schema, logger: SILENT },
+        executor: (run) => ({ items: [{ json: { encrypted: true, body: run.items[0]?.json.body } }] }),
+      });
       const res = await request(app).post(`/hooks/webhook/${name}`).send({ order: 7 }).expect(200);
       return res.body;
     }

@@ -15,6 +15,7 @@ import { Children, type Child } from '../../support/queue/children.js';
 import { begunCalls, eventually, waitForCompletions } from '../../support/queue/completions.js';
 import { closeConnections, stream, tally, type Outcome } from '../../support/queue/load.js';
 import { startWeb, type RunningWeb } from '../../support/queue/web.js';
+import { createWebhookWorker } from 'workflow-webhooks/queue';
 import { findService, markNotRun } from '../../support/services.js';
 import { STORES_DOWN, type DownStore } from '../../support/stores-down.js';
 
@@ -145,6 +146,25 @@ if (findService(POSTGRES) !== undefined) {
         child.kill('SIGKILL');
         await server.startAgain();
       }
+    });
+
+    it('closed at any moment of its start, leaves nothing running: no BullMQ loop on connections closed under it', async () => {
+      // Each close lands at another moment of the start (connecting, migrating, readying BullMQ's worker); a BullMQ
+      // worker left over would retry on its ended pool without a pause and report an error each time.
+      const warnings: string[] = [];
+      const logger = { warn: (_fields: unknown, message: string) => { warnings.push(message); }, error: (_fields: unknown, message: string) => { warnings.push(message); } };
+      const made = (name: string) => createWebhookWorker({ connection: server.url, name, executor: async (run) => ({ items: run.items }), logger });
+      // Once ready and closed first: the schemas exist, and a start takes some 25 ms, which the closes below step through.
+      const first = made('closing');
+      await first.ready();
+      await first.close({ timeoutMs: 500 });
+      for (let delayMs = 0; delayMs <= 60; delayMs += 1) {
+        const worker = made('closing');
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        await worker.close({ timeoutMs: 500 });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(warnings).to.deep.equal([]);
     });
 
     it('ends with exit code 1 when it cannot start for a reason waiting does not mend', async () => {

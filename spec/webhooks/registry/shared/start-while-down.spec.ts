@@ -46,6 +46,8 @@ for (const store of STORES_DOWN) {
     this.timeout(60_000);
     let down: DownStore;
     let registry: Registry;
+    /** A second instance whose host never awaits ready(): only the calls it is asked start its loading. */
+    let lazy: Registry;
     let server: Server;
     const events: Event[] = [];
 
@@ -53,6 +55,7 @@ for (const store of STORES_DOWN) {
       this.timeout(60_000);
       down = await store.open();
       registry = registryOn(store.name, down.url, (event) => events.push(event));
+      lazy = registryOn(store.name, down.url, () => undefined);
       const middleware = createWebhookMiddleware(registry, async (run) => ({ items: run.items }), { logger: { warn: () => undefined, error: () => undefined } });
       server = createServer((req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); }));
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -61,6 +64,7 @@ for (const store of STORES_DOWN) {
       server?.closeAllConnections();
       await new Promise((resolve) => server?.close(resolve));
       await registry?.close();
+      await lazy?.close();
       await down?.stop();
     });
 
@@ -73,6 +77,7 @@ for (const store of STORES_DOWN) {
       expect((await rejection(registry.activate(WORKFLOW))).code).to.equal('REGISTRY_UNAVAILABLE');
       expect(await post(server)).to.deep.equal({ status: 503, code: 'REGISTRY_UNAVAILABLE' });
       expect(registry.health().status).to.equal('starting');
+      expect((await rejection(lazy.lookup('production', 'POST', 'orders'))).message).to.equal(`The webhook registry has not loaded from ${store.name} yet.`);
       // Several tries later (at most half a second apart), still one event for the whole streak.
       await new Promise((resolve) => setTimeout(resolve, 1500));
       expect(events.map((event) => event.type)).to.deep.equal(['unreachable']);
@@ -89,6 +94,14 @@ for (const store of STORES_DOWN) {
       await registry.activate(WORKFLOW);
       expect(await post(server)).to.deep.equal({ status: 200, code: undefined });
       expect(events.map((event) => event.type)).to.deep.equal(['unreachable', 'ready']);
+      // Never told to get ready, the other instance loaded all the same, because a call came.
+      const until = Date.now() + 10_000;
+      let found = false;
+      while (!found && Date.now() < until) {
+        found = await lazy.lookup('production', 'POST', 'orders').then((lookup) => lookup.found, () => false);
+        if (!found) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(found, 'the instance never awaited ready() serves once the store answers').to.equal(true);
       process.stdout.write(`      loaded ${loadedAt - upAt} ms after ${store.name} accepted connections, after ${ready.tries} tries\n`);
     });
   });
