@@ -112,9 +112,13 @@ export interface WebhookQueueOptions extends Shared {
   stageTimes?: (stages: QueueCallStages) => void;
 }
 
-export interface WebhookWorkerOptions extends Shared {
+/**
+ * `Body` is inferred from the executor given, so one typed `WebhookExecutor<{ name: string }>` serves both the
+ * middleware and the worker; it is the host's statement of what callers send, never checked.
+ */
+export interface WebhookWorkerOptions<Body = any> extends Shared {
   /** The host's ordinary executor (a `WebhookExecutor`), run once per attempt of each job; its run also has `jobId`, `attempt` and `progress()`. */
-  executor: WorkerExecutor;
+  executor: WorkerExecutor<Body>;
   /** Runs this worker takes at once. Default 5. */
   concurrency?: number;
   /** A run still going after this long is told to stop through `run.signal`; 0 for none. Default 10 minutes. */
@@ -257,8 +261,8 @@ function finite(name: string, value: number): number {
   return value;
 }
 
-/** An executor as a worker runs it: any `WebhookExecutor`, or one that reads the queued run's extras. */
-export type WorkerExecutor = (run: QueuedWebhookRun) => ExecutionResult | Promise<ExecutionResult>;
+/** An executor as a worker runs it: any `WebhookExecutor` (typed by its body or not), or one that reads the queued run's extras. */
+export type WorkerExecutor<Body = any> = (run: QueuedWebhookRun<Body>) => ExecutionResult | Promise<ExecutionResult>;
 
 export interface ResolvedWorkerOptions extends ResolvedShared {
   executor: WorkerExecutor;

@@ -53,13 +53,14 @@ interface Context {
 }
 
 /**
- * Creates a worker.
+ * Creates a worker. `Body` is inferred from the executor: a `WebhookExecutor<{ name: string }>` that the middleware
+ * takes is taken here too.
  *
  * @example
  * const worker = createWebhookWorker({ connection: redisClient, executor: async (run) => ({ items: run.items }) });
  * process.on('SIGTERM', () => worker.close({ timeoutMs: 30_000 }));
  */
-export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorker {
+export function createWebhookWorker<Body = any>(options: WebhookWorkerOptions<Body>): WebhookWorker {
   const resolved = resolveWorkerOptions(options);
   if (resolved.store === 'redis') warnIfPrefixWrapped(resolved, 'createWebhookWorker');
   const controllers = new Set<AbortController>();
