@@ -1,14 +1,18 @@
 /**
  * A webhook's payload schemas in the document: each JSON Schema (or the JSON Schema a validator object makes through
  * Standard Schema's `~standard.jsonSchema`, as zod's does) becomes a component the operation's body, query and header
- * parameters point to; a validator that makes none is named as validated but not described.
+ * parameters point to; a validator that makes none is named as validated but not described, and one this server
+ * lacks as what it is: a reason every call to the webhook is refused.
  */
 import type { JsonSchema, StandardSchema } from '../../core/schemas.js';
 import type { RegisteredWebhook } from '../registry/contract.js';
 import type { SchemaCheck, SchemaPart } from '../registry/payload-schemas.js';
 
-/** What a part's schema looks like to the document: a component's name, or only that it is checked. */
-export type DescribedPart = { component: string } | { undescribed: true };
+/**
+ * What a part's schema looks like to the document: a component's name, only that it is checked, or the name of a
+ * validator the server lacks (known only when the server's validators are given).
+ */
+export type DescribedPart = { component: string } | { undescribed: true } | { missing: string };
 
 /** A validator object that may convert itself to JSON Schema (Standard JSON Schema v1). */
 type Convertible = StandardSchema & { '~standard': { jsonSchema?: { input?: (options: { target: string }) => Record<string, unknown> } } };
@@ -52,6 +56,10 @@ export function describeParts(
   for (const part of ['body', 'query', 'headers'] as const) {
     const check = webhook.schemas?.[part];
     if (check === undefined) continue;
+    if (check.kind === 'named' && validators !== undefined && !validators.has(check.name)) {
+      described[part] = { missing: check.name };
+      continue;
+    }
     const schema = jsonSchemaOf(check, validators);
     if (schema === undefined) {
       described[part] = { undescribed: true };
@@ -92,8 +100,15 @@ export function schemaParameters(parts: Partial<Record<SchemaPart, DescribedPart
 export function schemaSentence(parts: Partial<Record<SchemaPart, DescribedPart>>): string | undefined {
   const checked = Object.keys(parts);
   if (checked.length === 0) return undefined;
-  const undescribed = Object.entries(parts).filter(([, part]) => 'undescribed' in part).map(([name]) => name);
+  const entries = Object.entries(parts);
+  const missing = entries.flatMap(([name, part]) => 'missing' in part ? [`the ${name} names the validator ${JSON.stringify(part.missing)}`] : []);
+  if (missing.length > 0) {
+    return `Every call is refused 500 PAYLOAD_SCHEMA_MISSING before it runs: ${missing.join(' and ')}, which this server does not have `
+      + '(the middleware\'s option schemas must hold every validator a workflow names).';
+  }
+  const undescribed = entries.filter(([, part]) => 'undescribed' in part).map(([name]) => name);
   return `The call's ${checked.join(', ')} ${checked.length === 1 ? 'is' : 'are'} checked against the node's schema before it runs; a call that does not `
     + 'match is answered 422 PAYLOAD_INVALID with errors listing where and what was expected.'
-    + (undescribed.length === 0 ? '' : ` The ${undescribed.join(' and ')} ${undescribed.length === 1 ? 'is' : 'are'} validated but not described: its validator gives no JSON Schema.`);
+    + (undescribed.length === 0 ? '' : ` The ${undescribed.join(' and ')} ${undescribed.length === 1 ? 'is' : 'are'} validated but not described: `
+      + `${undescribed.length === 1 ? 'its validator gives' : 'their validators give'} no JSON Schema.`);
 }

@@ -92,6 +92,19 @@ describe('the OpenAPI document of webhooks with payload schemas', () => {
     expect((document.components as Json).schemas.ordersZodPostBody.properties.name.type).to.equal('string');
   });
 
+  it('says that every call is refused 500 when the server lacks the validator a webhook names, not that it is validated', async () => {
+    const registry = new MemoryWebhookRegistry();
+    await registry.activate({ ...WORKFLOW, nodes: [WORKFLOW.nodes[1] as WorkflowWebhooks['nodes'][number]], schemas: { Zod: { body: 'order' } } });
+    const app = (HOSTS[0] as (typeof HOSTS)[number]).build(createWebhookMiddleware(registry, () => ({ items: [] }), { openApi: {} }));
+    const res = await request(app).get(`${BASE}/openapi.json`).expect(200);
+    const description = post(await checked(res.body as OpenApiDocument), 'zod').description as string;
+    expect(description).to.include('Every call is refused 500 PAYLOAD_SCHEMA_MISSING').and.include('"order"');
+    expect(description).to.not.include('validated but not described');
+    await request(app).post(`${BASE}/webhook/zod`).send({ name: 'Ada', qty: 1 }).expect(500).expect((call) => {
+      expect(call.body.code).to.equal('PAYLOAD_SCHEMA_MISSING');
+    });
+  });
+
   it('passes a draft-07 schema on with its own dialect', async () => {
     const registry = new MemoryWebhookRegistry();
     await registry.activate({ workflowId: 'd7', nodes: [{ name: 'Old', parameters: { path: 'old', httpMethod: 'POST' } }],
