@@ -141,6 +141,21 @@ describe('package.json', () => {
     expect(manifest.files).to.include('dist');
   });
 
+  it('reviews every install script of its dependency tree for npm 11 (allowScripts), and README tells a user which to allow', () => {
+    const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { hasInstallScript?: boolean }> };
+    const scripted = Object.entries(lock.packages).filter(([, entry]) => entry.hasInstallScript === true)
+      .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length));
+    const allowed = (manifest as { allowScripts?: Record<string, boolean> }).allowScripts ?? {};
+    expect(scripted).to.not.deep.equal([]);
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    for (const name of scripted) {
+      expect(allowed[name], `allowScripts.${name}`).to.be.a('boolean');
+      expect(readme, name).to.include(`\`${name}\``);
+    }
+    const command = /`npm approve-scripts ([^`]+)`/.exec(readme)?.[1]?.split(' ') ?? [];
+    expect(command.slice().sort()).to.deep.equal(scripted.slice().sort());
+  });
+
   it('says in README why it needs each of its dependencies', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const table = readme.slice(readme.indexOf('## Dependencies'));

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_LIMITS } from '../lib/core/option-limits.js';
 import { docFiles, readDoc } from './support/readme/blocks.js';
 
 /** Texts a user reads: README and the guides in docs/, the TSDoc of lib/ (it reaches the published .d.ts) and the CLI's messages. */
@@ -25,6 +26,24 @@ describe('user-facing texts', () => {
       .filter(([, line]) => CITATION.test(line))
       .map(([where, line]) => `${where}: ${line.trim()}`);
     expect(cited).to.deep.equal([]);
+  });
+
+  it('name every shared store where the guides say where rate limit counts and waits live', () => {
+    for (const guide of ['docs/rate-limits.md', 'docs/waiting.md']) {
+      const text = readDoc(guide);
+      for (const registry of ['MemoryWebhookRegistry', 'RedisWebhookRegistry', 'PostgresWebhookRegistry']) expect(text, `${guide}: ${registry}`).to.include(registry);
+    }
+  });
+
+  it('tell n8n users which body limits are lower here than n8n\'s 16 MiB, and the option that raises each', () => {
+    const guide = readDoc('docs/from-n8n.md');
+    const lower = Object.entries({ jsonSize: 'LIMIT_JSON_SIZE', xmlSize: 'LIMIT_XML_SIZE', bodySize: 'LIMIT_BODY_SIZE' })
+      .filter(([option]) => DEFAULT_LIMITS[option as 'jsonSize'] < 16 * 1024 * 1024);
+    expect(lower.map(([option]) => option)).to.deep.equal(['jsonSize', 'xmlSize']);
+    for (const [option, code] of lower) {
+      expect(guide).to.include(code).and.include(`${option}: '16mb'`);
+      expect(guide).to.include(`over ${DEFAULT_LIMITS[option as 'jsonSize'] / 1024 / 1024} MiB`);
+    }
   });
 
   it('print curl lines that run as printed: a URL with brackets is passed with -g (no URL globbing)', () => {
