@@ -122,7 +122,10 @@ export const ERROR_CODES = {
   WORKFLOW_NO_ITEM: 500,
   /** The workflow did not answer before the response deadline (`responseTimeoutMs`); status set by `timeoutStatus`. */
   WORKFLOW_TIMEOUT: 524,
-  /** The shared registry's store (Redis) cannot be reached: changes are refused; calls too, once past `staleAfterMs`. */
+  /**
+   * The shared registry's store (Redis, PostgreSQL) cannot be reached, or is busy (no pool connection in time, or
+   * `rateLimit.maxPending` calls already waiting for it): changes are refused; calls too, once past `staleAfterMs`.
+   */
   REGISTRY_UNAVAILABLE: 503,
   /** The middleware is shutting down (`close()`): new calls are refused; try again on another instance. */
   SHUTTING_DOWN: 503,
@@ -132,6 +135,12 @@ export const ERROR_CODES = {
   TOO_MANY_RUNS: 429,
   /** Queue mode: the call's files are larger than `inlineBinaryBytes` and no binary store is configured (or the store's limit). */
   QUEUE_PAYLOAD_TOO_LARGE: 413,
+  /**
+   * Queue mode on PostgreSQL: the run's data (the call's body, query or form fields, or a resumed run's suspended
+   * state) holds a NUL character (U+0000), which PostgreSQL's `jsonb` cannot keep: nothing was stored, and the same
+   * data is refused again.
+   */
+  QUEUE_PAYLOAD_UNSTORABLE: 422,
   /** Queue mode: the idempotency key was used by an earlier call with another body; a retry repeats its body exactly. */
   IDEMPOTENCY_KEY_REUSED: 422,
   /** A waiting address whose id is unknown, malformed or expired, or whose suffix is missing or another. */

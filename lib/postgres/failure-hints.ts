@@ -1,6 +1,7 @@
 /**
  * node-postgres' raw failures that a setting fixes — a server certificate the client does not trust, TLS asked of a
- * server without it, a role without a grant or without the right to create — turned into sentences that name the
+ * server without it, a wrong password, a database that does not exist, a role without a grant or without the right to
+ * create — turned into sentences that name the
  * fix: the URL parameter or pool option to give, or the exact GRANT. A bare "self-signed certificate in certificate
  * chain" or "permission denied for sequence …" tells a host what broke, never what to change; the errors keep their
  * class, code and cause, only their message gains the fix, once.
@@ -60,6 +61,32 @@ function tlsHint({ code, message }: Raw): string | undefined {
   return undefined;
 }
 
+/**
+ * A connection the server refused for a setting of the connection (a wrong password, a database or role that does not
+ * exist): what to change. Waiting does not mend these, unlike a server that is down.
+ */
+function loginHint({ code, message }: Raw): string | undefined {
+  if (code === '28P01' || (code === '28000' && /^(password|.*authentication failed)/.test(message))) {
+    return 'PostgreSQL refused the user or its password: check the user and password in the connection URL (postgres://user:password@host/database) or the pool\'s user and password options.';
+  }
+  if (code === '3D000') {
+    return 'The database named in the connection does not exist on this server: create it (CREATE DATABASE, or createdb), or name one that exists in the URL\'s path or the pool\'s database option.';
+  }
+  if (code === '28000' && /^role .* does not exist/.test(message)) {
+    return 'The user named in the connection is no role of this server: create it (CREATE ROLE … LOGIN PASSWORD …), or name one that exists.';
+  }
+  return undefined;
+}
+
+/** A connection refused for a setting of the connection (user, password, database), and what to change; else undefined. */
+export function loginRefusal(error: unknown): string | undefined {
+  for (const raw of chain(error)) {
+    const hint = loginHint(raw);
+    if (hint !== undefined) return hint;
+  }
+  return undefined;
+}
+
 /** `schema`, when the caller knows the object is one of its own, qualifies the object's name in the GRANT. */
 function permissionHint({ code, message }: Raw, schema: string | undefined): string | undefined {
   if (code !== '42501') return undefined;
@@ -79,7 +106,7 @@ function permissionHint({ code, message }: Raw, schema: string | undefined): str
  */
 export function failureHint(error: unknown, schema?: string): string | undefined {
   for (const raw of chain(error)) {
-    const hint = tlsHint(raw) ?? permissionHint(raw, schema);
+    const hint = tlsHint(raw) ?? loginHint(raw) ?? permissionHint(raw, schema);
     if (hint !== undefined) return hint;
   }
   return undefined;
@@ -91,7 +118,8 @@ export function failureHint(error: unknown, schema?: string): string | undefined
  */
 export function explainFailure<T>(error: T, schema?: string): T {
   const hint = failureHint(error, schema);
-  if (hint === undefined || !(error instanceof Error) || error.message.includes(hint)) return error;
+  // An error that carries the fix as its own hint (a refused login, wrapped) says it there already.
+  if (hint === undefined || !(error instanceof Error) || error.message.includes(hint) || (error as { hint?: unknown }).hint === hint) return error;
   error.message = error.message === '' ? hint : `${error.message} — ${hint}`;
   return error;
 }

@@ -6,11 +6,17 @@
  * replaced, and what was missed meanwhile is read on return. A log that went back (a failover to a standby that had not
  * received its newest entries, a restore from a backup) numbers new entries as the lost ones were: the entry last
  * applied is compared with the one the log holds under its number, and a difference asks for a full reload too.
+ *
+ * A flood of notifications (thousands of changes a second) is coalesced: at most one read in flight and one queued,
+ * reads at least READ_GAP_MS apart, and a notification of an entry a read already applied asks for none. Every change
+ * is still applied: a notification of an entry not yet read always leaves a read queued. A read refused because the
+ * pool had no connection free (the database busy, answering others) is load, not a lost database: it is not reported
+ * as one, and the next notification or poll reads again.
  */
 import type { ChangeEntry, ChangeLog } from './change-log.js';
 import { channelOf } from './change-log.js';
 import { connectWithin, type PostgresClientLike, type PostgresPoolLike } from './pool.js';
-import { withDeadline } from '../webhooks/registry/shared/contact.js';
+import { isStoreBusy, withDeadline } from '../webhooks/registry/shared/contact.js';
 
 export interface LogFollower {
   /** Applies one entry; called in log order, never concurrently. */
@@ -22,6 +28,8 @@ export interface LogFollower {
 }
 
 const POLL_MS = 1000;
+/** Least time between the starts of two reads: a flood of changes is read in batches, not one read per notification. */
+const READ_GAP_MS = 50;
 const BATCH = 500;
 const RETRY_MS = [50, 100, 250, 500, 1000];
 
@@ -41,11 +49,16 @@ export class LogReader {
   #listener: PostgresClientLike | undefined;
   #timer: NodeJS.Timeout | undefined;
   #reading: Promise<void> | undefined;
+  /** A read was asked for (a poll, a LISTEN opened) while one was in flight: it follows. */
   #again = false;
+  /** The highest entry number notifications announced; a read follows while it is ahead of #version. */
+  #heard = 0;
+  /** When (performance.now()) the last read started. */
+  #readAt = Number.NEGATIVE_INFINITY;
   #failures = 0;
   #stopped = false;
   readonly #gone = new WeakSet<PostgresClientLike>();
-  readonly #onNotification = (): void => this.#wake();
+  readonly #onNotification = (message?: { payload?: string }): void => this.#notified(message?.payload);
 
   constructor(pool: () => Promise<PostgresPoolLike>, log: ChangeLog, schema: string, timeoutMs: number, follower: LogFollower, from: number) {
     this.#pool = pool;
@@ -66,16 +79,31 @@ export class LogReader {
     void this.#listen();
   }
 
-  /** Reads what is new now (a change of this instance, or a notification). */
+  /** A change committed: its entry's number is the payload. One this instance read already asks for no read. */
+  #notified(payload: string | undefined): void {
+    const version = /^\d{1,15}$/.test(payload ?? '') ? Number(payload) : Number.NaN;
+    if (Number.isNaN(version)) {
+      this.#wake();
+      return;
+    }
+    if (version <= this.#version) return;
+    this.#heard = Math.max(this.#heard, version);
+    if (this.#reading === undefined) this.#wake();
+  }
+
+  /** Reads what is new now (a poll, a LISTEN opened, a notification), or once the read in flight is done. */
   #wake(): void {
     if (this.#stopped) return;
     if (this.#reading !== undefined) {
       this.#again = true;
       return;
     }
-    this.#reading = this.#read().finally(() => {
+    const gap = this.#readAt + READ_GAP_MS - performance.now();
+    const paused = gap > 0 ? new Promise<void>((resolve) => { setTimeout(resolve, gap).unref(); }) : undefined;
+    this.#reading = (paused === undefined ? this.#read() : paused.then(() => this.#read())).finally(() => {
       this.#reading = undefined;
-      if (this.#again) {
+      // A notification of an entry this read did not reach queues the next read; one it reached does not.
+      if (this.#again || this.#heard > this.#version) {
         this.#again = false;
         this.#wake();
       }
@@ -83,6 +111,8 @@ export class LogReader {
   }
 
   async #read(): Promise<void> {
+    if (this.#stopped) return;
+    this.#readAt = performance.now();
     try {
       for (;;) {
         const entries = await this.#log.from(this.#version, BATCH);
@@ -95,6 +125,8 @@ export class LogReader {
         if (wentBack || (entries.length > 0 && entries[0]?.version !== this.#version + 1)) {
           this.#version = await this.#follower.reload();
           this.#applied = undefined;
+          // Numbers heard before a log that went back may never come again.
+          this.#heard = this.#version;
           continue;
         }
         this.#applied ??= held;
@@ -107,7 +139,9 @@ export class LogReader {
         if (entries.length < BATCH) return;
       }
     } catch (error) {
-      this.#follower.contact(error);
+      // Read again at the next notification or poll, not at once: over and over against a database away or busy.
+      this.#heard = this.#version;
+      if (!isStoreBusy(error)) this.#follower.contact(error);
     }
   }
 

@@ -2,11 +2,13 @@
  * The registry's way to PostgreSQL: the host's node-postgres pool (or one of its own, from a connection string, with
  * `pg` loaded only then), every statement and transaction bounded by a deadline, and a failure for want of the
  * database turned into REGISTRY_UNAVAILABLE. A connection that missed its deadline is destroyed, never handed back.
+ * A wait for a connection that outlasts the deadline while the database answers the pool's other statements is load,
+ * not an outage (`busy`): the pool is healthy, all its connections taken.
  * The types are structural, so no `pg` type reaches the published declarations.
  */
 import { WebhookError } from '../core/errors.js';
-import { unavailable, withDeadline } from '../webhooks/registry/shared/contact.js';
-import { explainFailure } from './failure-hints.js';
+import { busy, STORE_RETRY_AFTER_S, unavailable, withDeadline } from '../webhooks/registry/shared/contact.js';
+import { explainFailure, loginRefusal } from './failure-hints.js';
 
 export interface QueryResultLike {
   rows: Array<Record<string, unknown>>;
@@ -100,8 +102,10 @@ export function connectWithin(pool: PostgresPoolLike, timeoutMs: number): Promis
   const connecting = new Promise<PostgresClientLike>((resolve, reject) => {
     pool.connect((error, client) => {
       if (client === undefined || (error !== undefined && error !== null)) {
-        // A refused certificate or TLS setting says what to change, whichever part of the library connected.
-        reject(explainFailure(error ?? new Error('the pool lent no connection')));
+        // A refused certificate or TLS setting says what to change, whichever part of the library connected; a refused
+        // login has the shape of a server that cannot be reached.
+        const failure = error ?? new Error('the pool lent no connection');
+        reject(refusedLogin(failure) ?? explainFailure(failure));
         return;
       }
       hearErrors(client);
@@ -121,6 +125,8 @@ export class PostgresLink {
   readonly #timeoutMs: number;
   readonly #schema: string | undefined;
   #closed = false;
+  /** When (performance.now()) a statement of this link was last answered: tells a busy pool from a silent database. */
+  #answeredAt = Number.NEGATIVE_INFINITY;
 
   /** `schema`: the library's schema its statements use, so that a missing grant is named on the qualified object. */
   constructor(pool: () => Promise<PostgresPoolLike>, timeoutMs: number, schema?: string) {
@@ -163,14 +169,18 @@ export class PostgresLink {
   async #with<T>(work: (client: PostgresClientLike) => Promise<T>, doing: string, timeoutMs: number): Promise<T> {
     if (this.#closed) throw new WebhookError('REGISTRY_UNAVAILABLE', 'The PostgreSQL webhook registry was closed.');
     let client: PostgresClientLike;
+    const asked = performance.now();
     try {
       client = await connectWithin(await this.#pool(), timeoutMs);
     } catch (error) {
+      // Every connection was lent the whole time, yet the database answered them: load, not an outage.
+      if (error instanceof DeadlineError && this.#answeredAt > asked) throw busy('PostgreSQL', doing, timeoutMs);
       // A setting to fix (TLS trust, a grant) is named in the message: the raw one says what broke, not what to change.
       throw isOutage(error) ? unavailable('PostgreSQL', explainFailure(error, this.#schema), doing) : explainFailure(error, this.#schema);
     }
     try {
       const result = await withDeadline(work(client), timeoutMs, () => new DeadlineError(timeoutMs));
+      this.#answeredAt = performance.now();
       client.release();
       return result;
     } catch (error) {
@@ -180,6 +190,20 @@ export class PostgresLink {
       throw outage ? unavailable('PostgreSQL', error, doing) : explainFailure(error, this.#schema);
     }
   }
+}
+
+/**
+ * A connection refused for its user, password or database, in the shape of one refused for want of the server (a
+ * wrong port): REGISTRY_UNAVAILABLE with the server's words, the raw error as cause, and what to change. Not an
+ * outage: nothing retries it.
+ */
+function refusedLogin(error: unknown): WebhookError | undefined {
+  const hint = loginRefusal(error);
+  if (hint === undefined) return undefined;
+  const reason = error instanceof Error && error.message !== '' ? `: ${error.message}` : '';
+  return new WebhookError('REGISTRY_UNAVAILABLE', `PostgreSQL refused the connection${reason}.`, {
+    cause: error, hint, headers: { 'retry-after': String(STORE_RETRY_AFTER_S) },
+  });
 }
 
 const guarded = new WeakSet<PostgresClientLike>();

@@ -13,7 +13,7 @@ import { conflictFrom } from '../webhooks/registry/shared/conflicts.js';
 import { StoreRegistry, type StoreLoaded } from '../webhooks/registry/shared/store-registry.js';
 import type { SharedTestListens } from '../webhooks/registry/shared/test-listens.js';
 import { ChangeLog, type ChangeEntry } from './change-log.js';
-import { chargeRateLimits, rememberMessageId } from './counters.js';
+import { addRateLimitCalls, chargeRateLimits, rememberMessageId } from './counters.js';
 import { listenChange, postgresListenStore, routeColumns } from './listen-store.js';
 import { LogReader } from './log-follower.js';
 import { resolvePostgresOptions, type PostgresWebhookRegistryOptions, type ResolvedPostgresOptions } from './options.js';
@@ -109,6 +109,12 @@ export class PostgresWebhookRegistry extends StoreRegistry implements WebhookReg
   async chargeRateLimits(charges: readonly RateLimitCharge[]): Promise<RateLimitResult> {
     await this.loaded();
     return chargeRateLimits(this.#link, this.#options.schema, charges);
+  }
+
+  /** Calls let through while the database could not count them, added to their budgets once it can. */
+  async addRateLimitCalls(charges: readonly RateLimitCharge[], calls: readonly number[]): Promise<void> {
+    await this.loaded();
+    await addRateLimitCalls(this.#link, this.#options.schema, charges, calls);
   }
 
   /** Migrates (or checks) the schema and loads every route; the log is followed from there. @internal */

@@ -1,8 +1,9 @@
 /**
  * Waiting webhooks' entries in PostgreSQL, so that every instance knows every wait: one row per wait, its status and
- * resume time apart from its JSON, so a claim is one UPDATE … WHERE status = 'waiting' RETURNING (of any number of
- * racing claims, the row lock lets exactly one through). Each instance sweeps expired rows once a second with
- * DELETE … RETURNING over rows it can lock (SKIP LOCKED): each expired wait is removed, and told, by one instance.
+ * resume time apart from its JSON, so a claim is one UPDATE … WHERE status = 'waiting' AND not expired RETURNING
+ * (of any number of racing claims, the row lock lets exactly one through). Each instance sweeps expired rows once a
+ * second with DELETE … RETURNING over rows it can lock (SKIP LOCKED): each expired wait is removed, and told, by one
+ * instance.
  */
 import { checkWaitListLimit, tooManyWaiting } from '../webhooks/registry/waits.js';
 import type { WaitClaim, WaitEntry, WaitStatus } from '../core/waits.js';
@@ -55,12 +56,11 @@ export class PostgresWaits extends ExpiringWaits {
 
   async claim(waitId: string, resumedAt: number): Promise<WaitClaim> {
     const s = this.#schema;
-    const claimed = await this.#link.query(`UPDATE ${s}.waits SET status = 'running', resumed_at = $2 WHERE wait_id = $1 AND status = 'waiting'
-      RETURNING status, entry, resumed_at`, [waitId, resumedAt], 'claiming a wait');
-    if (claimed.rows[0] !== undefined) {
-      const entry = entryOf(claimed.rows[0]);
-      return entry.expiresAt <= this.#now() ? { claimed: false, entry: undefined } : { claimed: true, entry };
-    }
+    // An expired wait stays `waiting` until the sweep removes it, so the sweep still tells its listeners of it.
+    const claimed = await this.#link.query(`UPDATE ${s}.waits SET status = 'running', resumed_at = $2
+      WHERE wait_id = $1 AND status = 'waiting' AND expires_at > $3 RETURNING status, entry, resumed_at`,
+    [waitId, resumedAt, Math.round(this.#now())], 'claiming a wait');
+    if (claimed.rows[0] !== undefined) return { claimed: true, entry: entryOf(claimed.rows[0]) };
     // Not ours: read it as the claim that won left it (a statement of its own sees that claim committed).
     const entry = await this.get(waitId);
     return { claimed: false, entry };

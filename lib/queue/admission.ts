@@ -15,6 +15,8 @@ export interface AdmissionRequest {
   /** The body's fingerprint when the call has an idempotency key. */
   fingerprint: string | undefined;
   storeId: string;
+  /** How long the claim on the key holds unless the job is stored: as long as the call's job may still be stored. */
+  claimMs: number;
   /** The caller has been answered (refused) meanwhile: stop asking. */
   abandoned(): boolean;
 }
@@ -39,7 +41,7 @@ export async function admitted(options: ResolvedQueueOptions, connected: Connect
   unavailable: () => WebhookError): Promise<Admitted> {
   const ask = (): Promise<Admission> => connected.link.admit({
     workflowId: request.workflowId, jobId: request.jobId, maxQueued: request.maxQueued, track: request.maxQueued !== undefined,
-    staleMs: options.idempotencyWindowMs, fingerprint: request.fingerprint, storeId: request.storeId, claimMs: options.enqueueTimeoutMs,
+    staleMs: options.idempotencyWindowMs, fingerprint: request.fingerprint, storeId: request.storeId, claimMs: request.claimMs,
   });
   for (let round = 0; ; round += 1) {
     // Past the caller's deadline its answer is a 503 already: no use asking on.

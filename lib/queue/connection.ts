@@ -99,6 +99,8 @@ export interface ConnectionSettings {
   overrides?: Record<string, unknown>;
   /** Without node-redis' per-command timeout: for connections with no offline queue, or whose waits are BullMQ's. */
   untimed?: boolean;
+  /** A worker's: its losses go to the worker's one account of the outage, not a line per connection. */
+  outage?: { failed(error: unknown): void };
 }
 
 /**
@@ -109,13 +111,17 @@ export interface ConnectionSettings {
  * among them). Command options replace only themselves, on every kind of client.
  */
 export function openConnection(base: QueueRedisClient, topology: RedisTopology, logger: WebhookLogger, purpose: string,
-  { overrides, untimed = false }: ConnectionSettings = {}): { client: QueueRedisClient; ready: Promise<void> } {
+  { overrides, untimed = false, outage }: ConnectionSettings = {}): { client: QueueRedisClient; ready: Promise<void> } {
   const commandOptions = untimed ? { commandOptions: untimedCommandOptions(base) } : undefined;
   const reserve = topology === 'sentinel' && overrides?.reserveClient === true;
   const own = topology === 'single' ? { ...overrides, ...commandOptions } : reserve ? { reserveClient: true, ...commandOptions } : commandOptions;
   const client = base.duplicate(own);
   let down = false;
   const failed = (error: unknown): void => {
+    if (outage !== undefined) {
+      outage.failed(error);
+      return;
+    }
     if (down) return;
     down = true;
     logger.warn({ err: errorFields(error), connection: purpose }, `queue mode: the Redis connection for ${purpose} failed; it reconnects on its own`);

@@ -13,7 +13,7 @@ import type { ExecutionResult, WebhookRun } from '../core/types.js';
 import type { Confirmation } from '../redis/replica-acks.js';
 import { addJob } from './add-job.js';
 import { admitted } from './admission.js';
-import { packItems, type PackedItem } from './binary/pack.js';
+import { packItems, storeBytesOf, type PackedItem } from './binary/pack.js';
 import { bodyFingerprint, idempotencyKeyOf, jobIdOf } from './idempotency.js';
 import type { WebhookJobData } from './job-data.js';
 import type { ResolvedQueueOptions } from './options.js';
@@ -50,19 +50,26 @@ interface Fate {
   onAbandon: (() => void) | undefined;
   /** Whether the queue's connection was open when the call's store began: a deadline before that found no store. */
   reached: boolean;
+  /** The call's deadline in ms: answerWithinMs, lengthened by the files the binary store takes. */
+  withinMs: number;
 }
 
-/** Stores the call's run, or refuses it; never longer than enqueueTimeoutMs (plus replicaTimeoutMs with replicas). */
+/**
+ * Stores the call's run, or refuses it; never longer than enqueueTimeoutMs (plus replicaTimeoutMs with replicas, plus a
+ * second per MiB of files the binary store takes).
+ */
 export function handOff(context: EnqueueContext, run: WebhookRun, call: HandOffContext): Promise<AcceptedRun> {
   const { options } = context;
-  const fate: Fate = { answerBy: Date.now() + answerWithinMs(options), abandoned: false, onAbandon: undefined, reached: false };
+  // Files the binary store takes lengthen the deadline by their size: many large uploads at once are load, not an outage.
+  const withinMs = answerWithinMs(options, storeBytesOf(run.items.slice(0, 1), { inlineBytes: options.inlineBinaryBytes, store: options.binaryStore }));
+  const fate: Fate = { answerBy: Date.now() + withinMs, abandoned: false, onAbandon: undefined, reached: false, withinMs };
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {
       fate.abandoned = true;
       fate.onAbandon?.();
-      reject(fate.reached ? unavailable(options) : unreachable(options));
-    }, answerWithinMs(options));
+      reject(fate.reached ? unavailable(options, undefined, withinMs) : unreachable(options, undefined, withinMs));
+    }, withinMs);
   });
   const { telemetry } = options;
   const stored = telemetry === undefined
@@ -89,11 +96,13 @@ async function store(context: EnqueueContext, run: WebhookRun, call: HandOffCont
   const storeId = randomUUID();
   const track = settings?.maxQueued !== undefined;
   const fingerprint = key === undefined ? undefined : bodyFingerprint(run.items[0], options.keyring);
+  // The claim on the key holds while the job may still be stored: for enqueueTimeoutMs and the time its files may take.
+  const claimMs = options.enqueueTimeoutMs + fate.withinMs - answerWithinMs(options);
   // Only a call that may repeat an earlier one, or a workflow that caps its waiting runs, needs the admission step:
   // the common call is stored in one round trip.
   const admission = key === undefined && !track ? 'ok' : await admitted(options, connected, {
-    workflowId: run.workflowId, jobId, maxQueued: settings?.maxQueued, fingerprint, storeId, abandoned: isAbandoned,
-  }, () => unavailable(options));
+    workflowId: run.workflowId, jobId, maxQueued: settings?.maxQueued, fingerprint, storeId, claimMs, abandoned: isAbandoned,
+  }, () => unavailable(options, undefined, fate.withinMs));
   if (admission === 'full') throw tooMany(options, run.workflowId, settings?.maxQueued as number);
   if (admission === 'duplicate') {
     // The first call's job may not be on the replicas yet: a round of ours confirms it (it was written before).

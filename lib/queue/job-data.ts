@@ -71,9 +71,26 @@ export interface WebhookJobResult {
   sealed?: SealedValue;
 }
 
-/** The job's trigger item, opened when it is sealed (throws, saying why, when this process cannot open it). */
+/**
+ * With a keyring every value the queue stores or sends is sealed, and the seal is what proves a worker or web instance
+ * made it: a clear one was put there by someone else (a writer of the store, or anyone allowed to publish on a reply
+ * channel), so it is refused rather than believed.
+ */
+function refuseClear(keyring: Keyring | undefined, what: string): void {
+  if (keyring !== undefined) {
+    const refused = new Error(`The queue encrypts job data (option encryption), so ${what} arrives sealed; this one is clear and is refused as possibly forged.`);
+    refusedAsForged.add(refused);
+    throw refused;
+  }
+}
+
+/** The refusals of clear values under a keyring: another attempt would read the same value, so none is made. */
+export const refusedAsForged = new WeakSet<Error>();
+
+/** The job's trigger item, opened when it is sealed (throws, saying why, when this process cannot open it or it is clear under a keyring). */
 export function jobItem(data: WebhookJobData, keyring: Keyring | undefined, jobId: string): PackedItem {
   if (data.sealedItem !== undefined) return open<PackedItem>(keyring, data.sealedItem, itemContext(jobId, data));
+  refuseClear(keyring, 'a job\'s trigger item');
   return data.item ?? { json: {} };
 }
 
@@ -83,9 +100,12 @@ export function sealResult(result: WebhookJobResult, keyring: Keyring | undefine
   return { items: [], sealed: seal(keyring, result, `result:${jobId}`) };
 }
 
-/** A stored result, opened when it is sealed. */
+/** A stored result, opened when it is sealed (throws when it does not open, or is clear under a keyring). */
 export function openResult(result: WebhookJobResult, keyring: Keyring | undefined, jobId: string): WebhookJobResult {
-  if (result.sealed === undefined) return result;
+  if (result.sealed === undefined) {
+    refuseClear(keyring, 'a run\'s result');
+    return result;
+  }
   return open<WebhookJobResult>(keyring, result.sealed, `result:${jobId}`);
 }
 
@@ -110,9 +130,12 @@ export function respondMessage(jobId: string, response: PackedResponse, keyring:
   return { jobId, type: 'respond', sealed: seal(keyring, response, `respond:${jobId}`) };
 }
 
-/** The answer a respond message carries, opened when it is sealed (throws, saying why, when it does not open). */
+/** The answer a respond message carries, opened when it is sealed (throws, saying why, when it does not open or is clear under a keyring). */
 export function respondedWith(message: Extract<ReplyMessage, { type: 'respond' }>, keyring: Keyring | undefined): PackedResponse {
-  if (message.sealed === undefined) return message.response as PackedResponse;
+  if (message.sealed === undefined) {
+    refuseClear(keyring, 'a respond() answer');
+    return message.response as PackedResponse;
+  }
   return open<PackedResponse>(keyring, message.sealed, `respond:${message.jobId}`);
 }
 
@@ -128,16 +151,18 @@ export function failedMessage(jobId: string, failure: RunFailure, keyring: Keyri
   return { jobId, type: 'failed', sealed: seal(keyring, failure, `failed:${jobId}`) };
 }
 
-/** The failure a failed message carries, opened when it is sealed (throws, saying why, when it does not open). */
+/** The failure a failed message carries, opened when it is sealed (throws, saying why, when it does not open or is clear under a keyring). */
 export function failedWith(message: Extract<ReplyMessage, { type: 'failed' }>, keyring: Keyring | undefined): RunFailure {
   if (message.sealed !== undefined) return open<RunFailure>(keyring, message.sealed, `failed:${message.jobId}`);
+  refuseClear(keyring, 'a run\'s failure');
   return { message: message.message ?? 'The run failed.', code: message.code, hint: message.hint };
 }
 
 /**
  * Messages on a web instance's reply channel, for one job. With the `encryption` option a `respond` answer travels
  * `sealed`, never as `response`, and a failure `sealed`, never as `message`, `code` and `hint` (pub/sub is readable
- * by anyone who may subscribe).
+ * by anyone who may subscribe); one that is not is refused. Without it, a message is stored and the channel carries
+ * only where (store/contract.ts, ReplyMode).
  */
 export type ReplyMessage =
   | { jobId: string; type: 'respond'; response?: PackedResponse; sealed?: SealedValue }

@@ -1,7 +1,4 @@
-/**
- * Options of the queue (web side) and the worker, checked and defaulted once in their factories; nothing deeper
- * reads raw options.
- */
+/** Options of the queue (web side) and the worker, checked and defaulted once in their factories; nothing deeper reads raw options. */
 import { safeLogger, STDERR_LOGGER, type WebhookLogger } from '../core/logger.js';
 import { byteSize, publicUrl, type ByteSize } from '../core/option-checks.js';
 import { DEFAULT_LIMITS } from '../core/option-limits.js';
@@ -78,7 +75,7 @@ interface Shared {
 }
 
 export interface WebhookQueueOptions extends Shared {
-  /** Longest wait for Redis to acknowledge a job; past it the call is answered 503 `QUEUE_UNAVAILABLE`. Default 2000 ms. */
+  /** Longest wait for the store to acknowledge a job, plus a second per MiB of the call's files; past it 503 `QUEUE_UNAVAILABLE`. Default 2000 ms. */
   enqueueTimeoutMs?: number;
   /** Tries per run before it is kept as failed; a workflow's `settings.attempts` overrides it. Default 3. */
   attempts?: number;
@@ -112,10 +109,7 @@ export interface WebhookQueueOptions extends Shared {
   stageTimes?: (stages: QueueCallStages) => void;
 }
 
-/**
- * `Body` is inferred from the executor given, so one typed `WebhookExecutor<{ name: string }>` serves both the
- * middleware and the worker; it is the host's statement of what callers send, never checked.
- */
+/** `Body` comes from the executor given: one typed `WebhookExecutor<{ name: string }>` serves middleware and worker. */
 export interface WebhookWorkerOptions<Body = any> extends Shared {
   /** The host's ordinary executor (a `WebhookExecutor`), run once per attempt of each job; its run also has `jobId`, `attempt` and `progress()`. */
   executor: WorkerExecutor<Body>;

@@ -3,10 +3,35 @@
  * (plain, cluster, Sentinel), each command routed by a key of the queue. Every key of one queue — BullMQ's
  * `<prefix>:<name>:…` and ours `<prefix>:<name>:wh:…` — shares one hash slot (the prefix has a hash tag on a
  * cluster), so one route key serves them all. Also the reply channel's pub/sub: sharded (SSUBSCRIBE/SPUBLISH) on a
- * cluster of Redis 7 or later, so a reply goes to the one shard that holds the queue instead of every node.
+ * cluster of Redis 7 or later, so a reply goes to the one shard that holds the queue instead of every node. A reply
+ * without a keyring is stored under a key named after its channel (so in the queue's slot) and the message names
+ * that key: a user allowed to PUBLISH but not to write the queue's keys cannot put words in a caller's answer.
  */
+import { randomUUID } from 'node:crypto';
 import { sendVia, type RedisTopology } from '../redis/topology.js';
 import type { QueueRedisClient } from './connection.js';
+import type { ReplyMode } from './store/contract.js';
+
+/** How long a stored reply waits to be read: its listener reads it at once, or never (its calls look at their jobs). */
+const STORED_REPLY_MS = 60_000;
+
+/** KEYS: the stored reply. ARGV: the reply, its expiry in ms, the channel, and the publish command. Stores, then names it. */
+const STORE_AND_PUBLISH = `
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return redis.call(ARGV[4], ARGV[3], KEYS[1])`;
+
+/** KEYS: a stored reply. Reads it once: the first to read it deletes it. */
+const TAKE = `
+local reply = redis.call('GET', KEYS[1])
+if reply then redis.call('DEL', KEYS[1]) end
+return reply`;
+
+const REPLY_ID = /^[0-9a-f-]{36}$/;
+
+/** Whether `message` names a stored reply of `channel`: the channel, `:`, then the random id a worker gave it. */
+function namesStoredReply(channel: string, message: string): boolean {
+  return message.startsWith(`${channel}:`) && REPLY_ID.test(message.slice(channel.length + 1));
+}
 
 /** Raw commands to the queue's Redis, as a plain node-redis client's `sendCommand`, whatever the client's kind. */
 export interface QueueCommands {
@@ -38,7 +63,38 @@ export function subscribeReplies(subscriber: QueueRedisClient, sharded: boolean,
   return sharded ? probe.sSubscribe(channel, listener) : probe.subscribe(channel, listener);
 }
 
-/** Publishes a reply on the channel (routed by the channel itself: it shares the queue's hash tag). */
-export function publishReply(client: QueueRedisClient, topology: RedisTopology, sharded: boolean, channel: string, message: string): Promise<unknown> {
-  return sendVia(client, topology, [sharded ? 'SPUBLISH' : 'PUBLISH', channel, message], channel);
+/**
+ * Publishes a reply on the channel (routed by the channel itself: it shares the queue's hash tag): `sealed`, in the
+ * message; `stored`, under a key of its own that the message names, both in one script.
+ */
+export function publishReply(client: QueueRedisClient, topology: RedisTopology, sharded: boolean, channel: string, message: string, mode: ReplyMode): Promise<unknown> {
+  const command = sharded ? 'SPUBLISH' : 'PUBLISH';
+  if (mode === 'sealed') return sendVia(client, topology, [command, channel, message], channel);
+  const key = `${channel}:${randomUUID()}`;
+  return sendVia(client, topology, ['EVAL', STORE_AND_PUBLISH, '1', key, message, String(STORED_REPLY_MS), channel, command], channel);
+}
+
+/**
+ * The listener's side of `publishReply`: hands on each reply heard on `channel`, in the order heard. `sealed`: the
+ * message is the reply. `stored`: the message must name a stored reply of this channel (anything else did not come
+ * from a worker, and is dropped unheard: reporting each would let anyone allowed to PUBLISH fill the host's log),
+ * which `take` reads from the store; one that cannot be read is reported and lost as a whole.
+ */
+export function replyReader(channel: string, mode: ReplyMode, take: (key: string) => Promise<unknown>, hand: (reply: string) => void,
+  report: (error: unknown) => void): (message: string) => void {
+  if (mode === 'sealed') return hand;
+  let order: Promise<void> = Promise.resolve();
+  return (message) => {
+    if (!namesStoredReply(channel, message)) return;
+    const reply = take(message);
+    order = order.then(async () => {
+      const text = await reply.catch((error: unknown) => { report(error); return undefined; });
+      if (typeof text === 'string') hand(text);
+    });
+  };
+}
+
+/** Reads a stored reply once, deleting it (answers null when it is gone: read already, or expired). */
+export function takeReply(commands: QueueCommands, key: string): Promise<unknown> {
+  return commands.sendCommand(['EVAL', TAKE, '1', key]);
 }

@@ -7,6 +7,7 @@
 import { WebhookError } from '../core/errors.js';
 import { errorFields } from '../core/logger.js';
 import { StartRetries } from '../core/start-retries.js';
+import { loginRefusal } from '../postgres/failure-hints.js';
 import { isOutage } from '../postgres/pool.js';
 import type { ResolvedShared } from './options.js';
 
@@ -32,7 +33,7 @@ export function waitingMends(options: ResolvedShared, error: unknown): boolean {
   if (error instanceof TypeError) return false;
   const cause = (error as { cause?: unknown } | null)?.cause ?? error;
   if (cause instanceof TypeError) return false;
-  return options.store === 'postgres' ? isOutage(cause) : true;
+  return options.store === 'postgres' ? loginRefusal(error) === undefined && isOutage(cause) : true;
 }
 
 /** `ready()` past its deadline: 503 with the last cause. */
@@ -46,12 +47,23 @@ export function notConnected(options: ResolvedShared, who: string, cause: Error 
   });
 }
 
+/**
+ * A connection refused for its user, password or database, in the shape of one refused for want of the server:
+ * QUEUE_UNAVAILABLE naming the store and the server's words, with what to change as its hint.
+ */
+function refusedLogin(options: ResolvedShared, who: string, error: unknown): WebhookError | undefined {
+  const hint = options.store === 'postgres' ? loginRefusal(error) : undefined;
+  if (hint === undefined) return undefined;
+  const said = error instanceof Error ? error.message.split(' — ')[0]?.replace(/\.$/, '') : String(error);
+  return new WebhookError('QUEUE_UNAVAILABLE', `The ${who} could not connect to ${storeNameOf(options)}: ${String(said)}.`, { cause: error, hint });
+}
+
 /** The tries of one web queue or worker (`who`: `webhook queue`, `queue worker`). */
 export function queueStart<T>(options: ResolvedShared, who: string, attempt: () => Promise<T>, closed: () => boolean): StartRetries<T> {
   const store = storeNameOf(options);
   const retries: StartRetries<T> = new StartRetries<T>({
     attempt: async () => {
-      const started = await attempt();
+      const started = await attempt().catch((error: unknown) => { throw refusedLogin(options, who, error) ?? error; });
       if (retries.tries > 1) options.logger.warn({ tries: retries.tries }, `${who}: connected to ${store} after ${retries.tries} tries`);
       return started;
     },

@@ -99,7 +99,8 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
         response: (message) => respondedWith(message, resolved.keyring),
         failure: (message) => failedWith(message, resolved.keyring),
       }, (error, jobId) => {
-        resolved.logger.error({ jobId, err: errorFields(error) }, 'webhook queue: a waiting call could not be answered from its job; its deadline answers it');
+        // A reply refused (clear under a keyring, or changed) lands here too: the call then waits for its job's end.
+        resolved.logger.error({ jobId, err: errorFields(error) }, 'webhook queue: a reply or job for a waiting call could not be read or was refused; the call is answered from its job, or by its deadline');
       });
       resolved.binaryStore?.attach?.(link.binaryHost);
       const replyChannel = link.replyChannel(instanceId);

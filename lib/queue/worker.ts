@@ -11,17 +11,18 @@ import { errorFields } from '../core/logger.js';
 import type { ExecutionResult, TriggerItem } from '../core/types.js';
 import { storedRefs, unpackItems } from './binary/pack.js';
 import { emitter } from './events.js';
-import { failedMessage, jobItem, packResponse, respondMessage, sealResult, type ReplyMessage, type WebhookJobData, type WebhookJobResult } from './job-data.js';
+import { failedMessage, jobItem, packResponse, refusedAsForged, respondMessage, sealResult, type ReplyMessage, type WebhookJobData, type WebhookJobResult } from './job-data.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WebhookWorkerOptions } from './options.js';
 import { warnIfPrefixWrapped } from './prefix.js';
 import type { OpeningLink, QueueStoreLink } from './store/contract.js';
 import { openLink } from './store/open.js';
 import { notConnected, queueStart, type QueueReadyOptions } from './start.js';
+import { stallCause, stalledWhy } from './stall-cause.js';
 import { checkReadyTimeout } from '../core/start-retries.js';
 import { LATE_PAUSE_MS, LateJobs } from './late-jobs.js';
 import { stageTime } from './stages.js';
 import { QueuedRun } from './worker-run.js';
-import { packResult, storable, unstorable } from './result-packing.js';
+import { keptFailure, packResult, storable, unstorable } from './result-packing.js';
 
 export interface WebhookWorker {
   /**
@@ -145,12 +146,14 @@ function startWorker(resolved: ResolvedWorkerOptions, link: QueueStoreLink, cont
   // BullMQ's stalled-job check moved a run whose worker stopped renewing its lock back to the queue: without a
   // word here, a crashed worker's runs would start again on this one unexplained.
   worker.on('stalled', (jobId: string) => {
-    resolved.logger.warn({ jobId }, 'queue worker: a run whose worker stopped renewing its lock (it died, or was blocked past lockDurationMs) is back in the queue and runs again');
+    resolved.logger.warn({ jobId, ...stallCause(resolved, link) }, `queue worker: a run is back in the queue and runs again; ${stalledWhy(resolved, link)}`);
     context.emit({ type: 'recovered', jobId });
   });
   worker.on('error', (error: Error) => {
     context.late.trouble();
-    resolved.logger.warn({ err: errorFields(error) }, 'queue worker: BullMQ reported an error; it goes on');
+    // An outage is told once, with its end, not once per failed try of each of BullMQ's loops.
+    if (link.outage?.covers(error) === true) link.outage.failed(error);
+    else resolved.logger.warn({ err: errorFields(error) }, 'queue worker: BullMQ reported an error; it goes on');
     context.emit({ type: 'error', error, during: 'worker' });
   });
   return worker;
@@ -184,7 +187,8 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
     options.logger.warn({ jobId, callId: data.callId, workflowId: data.workflowId }, 'queued run not run: the queue\'s store kept it only after its caller had been answered 503');
     await removeItemFiles(options, data, jobId).catch(() => undefined);
     if (data.tracked === true) await link.releaseSlot(data.workflowId, jobId, true).catch(() => undefined);
-    return { items: [], refused: true };
+    // Sealed like any result: under a keyring a clear one is refused as forged, by status() and a waiting call alike.
+    return sealResult({ items: [], refused: true }, options.keyring, jobId);
   }
   // A run holds a lease while it goes when its workflow is limited: for concurrency, and so that maxQueued counts
   // only the runs that wait.
@@ -253,12 +257,13 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
       outcome = { items: packed.items };
       if (result.hints !== undefined) outcome.hints = result.hints;
       if (run.response !== undefined) outcome.response = packResponse(run.response);
-      storable(outcome);
+      storable(outcome, options.store === 'redis' || options.keyring !== undefined);
       outcome = sealResult(outcome, options.keyring, jobId);
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
-      // A result that cannot be stored, or a run that overran, would fail the same way again (or run beside itself).
-      const unrecoverable = unstorable.has(failure) || (failure instanceof WebhookError && failure.code === 'WORKFLOW_TIMEOUT');
+      // A result that cannot be stored, an item refused as forged, or a run that overran would fail the same way again
+      // (or run beside itself).
+      const unrecoverable = unstorable.has(failure) || refusedAsForged.has(failure) || (failure instanceof WebhookError && failure.code === 'WORKFLOW_TIMEOUT');
       const final = unrecoverable || attempt - (job.stalledCounter ?? 0) >= (job.opts.attempts ?? 1);
       context.emit({ type: 'failed', ...where, attempt, final, error: failure });
       options.logger.error({ ...where, attempt, final, err: errorFields(failure) }, final ? 'queued run failed; no attempts left, the job is kept as failed' : 'queued run failed; it will be retried');
@@ -271,7 +276,8 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
       } else {
         context.emit({ type: 'retried', ...where, attempt: attempt + 1 });
       }
-      throw unrecoverable ? new UnrecoverableError(failure.message) : failure;
+      const kept = keptFailure(failure, options.store);
+      throw unrecoverable ? new UnrecoverableError(kept.message) : kept;
     }
     if (taken === 0) reply({ jobId, type: 'completed', result: outcome });
     else reply({ jobId, type: 'completed', result: outcome, stages: { processedOn: job.processedOn ?? 0, taken, finished: stageTime(), published: 0 } });

@@ -5,7 +5,8 @@
  * measures every window, so no instance's clock (or its skew) can stretch one, and a budget is gone once its window
  * is. A scope (a policy at one address) also counts the caller budgets it opened in its window; past `maxKeys`, new
  * callers share its overflow budget, so a flood of invented keys cannot grow Redis without bound. Keys hold digests
- * only, under the registry's prefix: on a cluster they share its hash slot, as a script's keys must.
+ * only, under the registry's prefix: on a cluster they share its hash slot, as a script's keys must. Calls let through
+ * while Redis could not count them are added to their budgets once it can (`add`), unchecked.
  */
 import { keyPart } from '../webhooks/registry/shared/digests.js';
 import type { RateLimitCharge, RateLimitResult } from '../core/rate-limits.js';
@@ -63,6 +64,18 @@ for i = 1, n do reply[#reply + 1] = math.max(1, left[i]) end
 return reply
 `, false);
 
+/**
+ * Calls let through while Redis could not count them, added to their budgets unchecked: KEYS one budget per entry,
+ * ARGV calls and window ms per entry. A budget whose window ended opens a new one holding those calls.
+ */
+export const ADD = script(`
+for i = 1, #KEYS do
+  local calls, window = tonumber(ARGV[i * 2 - 1]), ARGV[i * 2]
+  if redis.call('PTTL', KEYS[i]) > 0 then redis.call('INCRBY', KEYS[i], calls) else redis.call('SET', KEYS[i], calls, 'PX', window) end
+end
+return #KEYS
+`, false);
+
 export class RedisRateLimits {
   readonly #link: RedisLink;
   readonly #keys: RegistryKeys;
@@ -84,6 +97,12 @@ export class RedisRateLimits {
     const reply = await this.#link.script(CHARGE, keys, args, 'counting a rate-limited call') as number[];
     const n = charges.length;
     return { allowed: reply[0] === 1, remaining: reply.slice(1, 1 + n).map(Number), resetMs: reply.slice(1 + n, 1 + 2 * n).map(Number) };
+  }
+
+  async add(charges: readonly RateLimitCharge[], calls: readonly number[]): Promise<void> {
+    const keys = charges.map((charge) => this.#keys.rateBudget(keyPart(charge.budget)));
+    const args = charges.flatMap((charge, index) => [String(calls[index] ?? 0), String(charge.windowMs)]);
+    await this.#link.script(ADD, keys, args, 'adding the calls counted without Redis');
   }
 
   close(): void {

@@ -88,6 +88,9 @@ export class RedisWebhookRegistry extends StoreRegistry implements WebhookRegist
   /** Rate limit budgets, shared by every instance: one atomic script per call, windows measured by Redis' clock. */
   chargeRateLimits(charges: readonly RateLimitCharge[]): Promise<RateLimitResult> { return this.#rateLimits.charge(charges); }
 
+  /** Calls let through while Redis could not count them, added to their budgets once it can. */
+  addRateLimitCalls(charges: readonly RateLimitCharge[], calls: readonly number[]): Promise<void> { return this.#rateLimits.add(charges, calls); }
+
   /** Adopts the store's epoch and loads every route; the log is followed from there. @internal */
   protected override async connect(): Promise<StoreLoaded> {
     // Once, however many tries loading takes.

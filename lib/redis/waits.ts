@@ -31,10 +31,15 @@ redis.call('PEXPIREAT', KEYS[1], at + tonumber(ARGV[8]))
 redis.call('ZADD', KEYS[2], at, ARGV[1])
 return 1`, false);
 
-/** KEYS[1] wait hash; ARGV[1] resumedAt, [2] now. A claim also answers the resume time it replaced ('' none), so it can be given back. */
+/**
+ * KEYS[1] wait hash, [2] waits set; ARGV[1] resumedAt, [2] now, [3] id. A claim also answers the resume time it
+ * replaced ('' none), so it can be given back. An expired wait is left `waiting`: the sweep still tells of it.
+ */
 const CLAIM = script(`
 local found = redis.call('HMGET', KEYS[1], 'status', 'entry', 'resumedAt')
 if not found[1] then return {'NONE'} end
+local expiresAt = redis.call('ZSCORE', KEYS[2], ARGV[3])
+if not expiresAt or tonumber(expiresAt) <= tonumber(ARGV[2]) then return {'NONE'} end
 if found[1] ~= 'waiting' then return {'NO', found[1], found[2], found[3] or ''} end
 redis.call('HSET', KEYS[1], 'status', 'running', 'resumedAt', ARGV[1])
 return {'OK', 'running', found[2], ARGV[1], found[3] or ''}`, false);
@@ -125,12 +130,13 @@ export class RedisWaits extends ExpiringWaits {
   }
 
   async claim(waitId: string, resumedAt: number): Promise<WaitClaim> {
-    const reply = await this.#link.script(CLAIM, [this.#keys.wait(waitId)], [String(resumedAt)], 'claiming a wait') as unknown[];
+    const reply = await this.#link.script(CLAIM, [this.#keys.wait(waitId), this.#keys.waits],
+      [String(resumedAt), String(Math.round(this.#now())), waitId], 'claiming a wait') as unknown[];
     if (reply[0] === 'NONE') return { claimed: false, entry: undefined };
     const entry = entryOf(reply[2], reply[1], reply[3]);
-    if (reply[0] === 'OK') await this.#confirmClaim(entry, reply[4]);
-    if (reply[0] === 'OK') return entry.expiresAt <= this.#now() ? { claimed: false, entry: undefined } : { claimed: true, entry };
-    return { claimed: false, entry: entry.expiresAt <= this.#now() ? undefined : entry };
+    if (reply[0] !== 'OK') return { claimed: false, entry };
+    await this.#confirmClaim(entry, reply[4]);
+    return { claimed: true, entry };
   }
 
   /** The `waiting` entries not yet expired, soonest expiry first, at most `options.limit`. */

@@ -271,7 +271,7 @@ export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly
     headerPolicy: resolveHeaderPolicy(options.forbiddenResponseHeaders, logger),
     openApi: resolveOpenApiRoute(options.openApi, [productionPrefix, testPrefix, waiting.prefix]),
     waiting,
-    rateLimit: resolveRateLimitOptions(options.rateLimit),
+    rateLimit: resolveRateLimitOptions(options.rateLimit, waiting.secret),
     schemas: resolveNamedValidators(options.schemas),
   });
 }

@@ -62,6 +62,12 @@ describe('PostgreSQL failure hints: what to change, named', () => {
     }
   });
 
+  it('says a refused login is the user and password, the database or the role named in the connection, and what to change', () => {
+    expect(failureHint(refused('28P01', 'password authentication failed for user "app"'))).to.include('check the user and password');
+    expect(failureHint(refused('3D000', 'database "app" does not exist'))).to.include('does not exist on this server: create it');
+    expect(failureHint(refused('28000', 'role "app" does not exist'))).to.include('no role of this server: create it');
+  });
+
   it('names nothing for an outage or a wrong statement', () => {
     expect(failureHint(refused('57P01', 'terminating connection due to administrator command'))).to.equal(undefined);
     expect(failureHint(refused('42P01', 'relation "x" does not exist'))).to.equal(undefined);

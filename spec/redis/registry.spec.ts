@@ -19,9 +19,9 @@ if (findService(REDIS) === undefined) {
       let next = 0;
       const clients = new Map<WebhookRegistry, { client: Client; prefix: string }>();
 
-      async function open(prefix: string): Promise<RedisWebhookRegistry> {
+      async function open(prefix: string, maxWaiting?: number): Promise<RedisWebhookRegistry> {
         const client = await topology.client();
-        const registry = new RedisWebhookRegistry({ client, prefix, onEvent: () => undefined });
+        const registry = new RedisWebhookRegistry({ client, prefix, onEvent: () => undefined, ...(maxWaiting === undefined ? {} : { maxWaiting }) });
         await registry.ready();
         clients.set(registry, { client, prefix });
         return registry;
@@ -37,17 +37,21 @@ if (findService(REDIS) === undefined) {
       it('lets exactly one of 1 000 racing activations from three instances win; every loser names the winner', async () => {
         const prefix = `race-${process.pid}:`;
         const instances = await Promise.all([open(prefix), open(prefix), open(prefix)]);
-        const outcomes = await Promise.allSettled(Array.from({ length: 1000 }, (_, index) =>
-          (instances[index % 3] as RedisWebhookRegistry).activate({ workflowId: `wf-${index}`, workflowName: `Racer ${index}`, nodes: [{ name: 'Webhook', parameters: { path: 'race', httpMethod: 'POST' } }] })));
-        const winners = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? outcome.value : []));
-        expect(winners).to.have.length(1);
-        const winner = winners[0] as RegisteredWebhook;
-        const expected = `The path "race" and method POST are already in use by workflow "${winner.workflowName as string}" (${winner.workflowId}), node "Webhook".`;
-        const messages = new Set(outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [(outcome.reason as Error).message] : [])));
-        expect([...messages]).to.deep.equal([expected]);
-        for (const instance of instances) {
-          await (instance as RedisWebhookRegistry).close();
-          await clients.get(instance)?.client.destroy();
+        try {
+          const outcomes = await Promise.allSettled(Array.from({ length: 1000 }, (_, index) =>
+            (instances[index % 3] as RedisWebhookRegistry).activate({ workflowId: `wf-${index}`, workflowName: `Racer ${index}`, nodes: [{ name: 'Webhook', parameters: { path: 'race', httpMethod: 'POST' } }] })));
+          const winners = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? outcome.value : []));
+          expect(winners).to.have.length(1);
+          const winner = winners[0] as RegisteredWebhook;
+          const expected = `The path "race" and method POST are already in use by workflow "${winner.workflowName as string}" (${winner.workflowId}), node "Webhook".`;
+          const messages = new Set(outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [(outcome.reason as Error).message] : [])));
+          expect([...messages]).to.deep.equal([expected]);
+        } finally {
+          // Closed whatever the outcome: an open registry keeps mocha from ending.
+          for (const instance of instances) {
+            await (instance as RedisWebhookRegistry).close();
+            await clients.get(instance)?.client.destroy();
+          }
         }
       });
 
@@ -62,7 +66,9 @@ if (findService(REDIS) === undefined) {
         remembersMessageIds: true,
         listsTestWebhooks: true,
         listsWaits: true,
+        keepsWaits: { withMaxWaiting: (maxWaiting) => open(`spec-${process.pid}-${(next += 1)}:`, maxWaiting) },
         countsRateLimits: true,
+        addsRateLimitCalls: true,
         rateLimitClock: (registry, work) => work((ms) => shortenRateWindows(clients.get(registry)?.client as object, clients.get(registry)?.prefix as string, ms)),
       });
     });

@@ -55,6 +55,18 @@ function tooLarge(total: number, limits: PackLimits, largest: number): WebhookEr
   });
 }
 
+/**
+ * The bytes of the items' files that will go through the binary store (none when they fit inline or no store is set),
+ * from their metadata, before anything is read: what a deadline scaled to the files' size is measured by.
+ */
+export function storeBytesOf(items: readonly Item[], limits: PackLimits): number {
+  let total = 0;
+  for (const item of items) {
+    for (const entry of Object.values(item.binary ?? {})) total += entry.data?.length ?? entry.bytes ?? 0;
+  }
+  return limits.store === undefined || total <= limits.inlineBytes ? 0 : total;
+}
+
 /** Packs items; `strict` false (a result nobody waits for) keeps only metadata of files that do not fit inline. */
 export async function packItems(items: readonly Item[], limits: PackLimits, strict = true): Promise<Packed> {
   const entries: { entry: BinaryData; bytes: number }[] = [];

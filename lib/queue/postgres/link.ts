@@ -9,13 +9,15 @@ import { checkSchema, migrateSchema } from '../../postgres/schema.js';
 import type { LockedSweep } from '../../postgres/sweeper.js';
 import { mayHaveCommitted } from '../../postgres/unsure-writes.js';
 import { explainFailure, failureHint, reportEachFixOnce } from '../../postgres/failure-hints.js';
-import { connectWithin, openPool, PostgresLink, type PostgresClientLike, type PostgresPoolLike, type QueryResultLike } from '../../postgres/pool.js';
+import { connectWithin, isOutage, openPool, PostgresLink, type PostgresClientLike, type PostgresPoolLike, type QueryResultLike } from '../../postgres/pool.js';
 import { checkSession } from '../../postgres/session-check.js';
 import { withDeadline } from '../../webhooks/registry/shared/contact.js';
+import { errorFields } from '../../core/logger.js';
+import { OutageLog } from '../store/outage-log.js';
 import type { QueuePostgresConfig, QueuePostgresPool } from '../connection-forms.js';
 import type { WebhookJobData, WebhookJobResult } from '../job-data.js';
 import type { ResolvedShared } from '../options.js';
-import type { Admission, OpeningLink, QueueStoreLink } from '../store/contract.js';
+import { replyModeOf, type Admission, type OpeningLink, type QueueStoreLink } from '../store/contract.js';
 import { publishReply, ReplyListener, replyChannelOf } from './replies.js';
 import { RefusalMarks } from './refusals.js';
 import { queueSweep } from './sweeper.js';
@@ -106,24 +108,32 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
       : (directPool ??= openPool({ ...(typeof direct === 'string' ? { connectionString: direct } : direct), max: 3 })));
   const sessionStatements = direct === undefined ? statements : new PostgresLink(sessionPoolOf, STATEMENT_DEADLINE_MS, options.schema);
   const schema = options.schema;
+  const replies = replyModeOf(options.keyring);
   const bullSchema = bullSchemaOf(given);
   const scope = `${bullSchema}:${options.name}`;
   const who = web ? 'createWebhookQueue' : 'createWebhookWorker';
+  // A worker tells an outage once, with its end (outage-log.ts); what is no outage is told as it comes.
+  const outage = web ? undefined : new OutageLog({
+    logger: options.logger, who: 'queue worker', store: 'PostgreSQL', probe: () => statements.query('SELECT 1', [], 'checking that PostgreSQL answers'),
+    isOutage: (error) => isOutage((error as { cause?: unknown } | null)?.cause ?? error),
+  });
   const report = (doing: string) => (error: unknown): void => {
-    options.logger.warn({ err: error }, `${who}: PostgreSQL failed while ${doing}`);
+    if (outage?.covers(error) === true) outage.failed(error);
+    else options.logger.warn({ err: errorFields(error) }, `${who}: PostgreSQL failed while ${doing}`);
   };
-  // A reply too large for a notification that cannot be read (a grant missing) is told once, with the GRANT; any other
+  // A stored reply that cannot be read (a grant missing) is told once, with the GRANT; any other
   // failure of the listener as it comes.
-  const readGrantMissing = reportEachFixOnce(schema, (error, hint) => { options.logger.error({ err: error }, `${who}: a reply to a waiting call could not be read; until this is fixed each such call is answered by its job poll, up to a second later. ${hint}`); });
+  const readGrantMissing = reportEachFixOnce(schema, (error, hint) => { options.logger.error({ err: errorFields(error) }, `${who}: a reply to a waiting call could not be read; until this is fixed each such call is answered by its job poll, up to a second later. ${hint}`); });
   const listenerTrouble = (error: unknown): void => {
     if (failureHint(error, schema) === undefined) report('listening for replies')(error);
     else readGrantMissing(error);
   };
-  const grantMissing = reportEachFixOnce(schema, (error, hint) => { options.logger.error({ err: error }, `${who}: a reply to a waiting call could not be sent; until this is fixed each such call is answered by its job poll, up to a second later. ${hint}`); });
+  const grantMissing = reportEachFixOnce(schema, (error, hint) => { options.logger.error({ err: errorFields(error) }, `${who}: a reply to a waiting call could not be sent; until this is fixed each such call is answered by its job poll, up to a second later. ${hint}`); });
   const run = (sql: string, values: unknown[], doing: string): Promise<QueryResultLike> =>
     statements.query(sql, values, doing).catch((error: unknown) => { throw asQueueError(error); });
   // Once only, however many ways it is asked for (the opening closed, then the link): a pool ended twice throws.
   const closeAll = (): Promise<void> => (closing ??= (async () => {
+    outage?.close();
     sweeper?.stop();
     marks?.stop();
     await listener?.stop();
@@ -142,7 +152,7 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
     else await checkSchema(statements, schema);
     await bullSchemaReady(await sessionPoolOf(), bullSchema, options.migrate, direct === undefined && !ownsPool);
     if (closed) throw new Error('closed');
-    listener = new ReplyListener(sessionPoolOf, (sql, values) => run(sql, values, 'reading a reply'), schema, STATEMENT_DEADLINE_MS, listenerTrouble);
+    listener = new ReplyListener(sessionPoolOf, (sql, values) => run(sql, values, 'reading a reply'), schema, STATEMENT_DEADLINE_MS, listenerTrouble, replies);
     sweeper = queueSweep(statements, schema, clock, report('removing expired rows'));
     marks = new RefusalMarks(run, () => listener?.warm(), schema, scope, clock, report('marking a refused call'));
     sweeper.start();
@@ -185,11 +195,12 @@ export function openPostgresLink(options: ResolvedShared, web: boolean, clock: (
       listen: (channel, message, resumed) => (listener as ReplyListener).listen(channel, message, resumed),
       // A reply that cannot be stored for want of a grant would reach its caller only by the job poll, a second later,
       // on every call: the missing grant is told to the host once.
-      publish: (channel, message) => publishReply((sql, values) => run(sql, values, 'sending a reply'), schema, channel, message, clock())
+      publish: (channel, message) => publishReply((sql, values) => run(sql, values, 'sending a reply'), schema, channel, message, clock(), replies)
         .catch((error: unknown) => { grantMissing(error); throw error; }),
       binaryHost: { kind: 'postgres', query: (sql, values) => run(sql, values, 'storing a file'), schema, queue: scope },
       // The `replicas` option is refused on PostgreSQL at the factory: synchronous replication is the server's setting.
       confirmReplicas: undefined,
+      outage,
       close: closeAll,
     };
   })();

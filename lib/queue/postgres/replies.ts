@@ -1,13 +1,16 @@
 /**
- * The reply channel of queue mode on PostgreSQL: NOTIFY carries a message to the web instance that waits for it, on a
- * channel per instance; a message too large for a notification (PostgreSQL takes under 8000 bytes) is stored in a
- * row, and the notification carries its id, in the same statement, so the row and its notification commit together.
+ * The reply channel of queue mode on PostgreSQL: NOTIFY tells the web instance that waits for a reply, on a channel
+ * per instance. A reply is stored in a row and the notification carries its id, in the same statement, so the row and
+ * its notification commit together: always without a keyring (any role that may connect can NOTIFY, so a reply in a
+ * notification could be anyone's), and for a sealed reply too large for a notification (PostgreSQL takes under 8000
+ * bytes); a smaller sealed reply travels in its notification.
  * The listener holds one connection for LISTEN (of the directUrl's pool, when the other goes through a pooler in
  * transaction mode), replaces it when it drops, and says so (`resumed`), since what was sent meanwhile is lost.
  */
 import { createHash } from 'node:crypto';
 import { withDeadline } from '../../webhooks/registry/shared/contact.js';
 import { connectWithin, type PostgresClientLike, type PostgresPoolLike } from '../../postgres/pool.js';
+import type { ReplyMode } from '../store/contract.js';
 
 /** Largest message sent inside its notification, in bytes (PostgreSQL's limit is 8000, channel name aside). */
 export const INLINE_REPLY_BYTES = 7000;
@@ -26,9 +29,9 @@ export function replyChannelOf(scope: string, instanceId: string): string {
 
 export type RunStatement = (sql: string, values: unknown[]) => Promise<{ rows: Array<Record<string, unknown>> }>;
 
-/** One statement: the notification, with the message in it or in a row of its own. */
-export async function publishReply(query: RunStatement, schema: string, channel: string, message: string, now: number): Promise<void> {
-  if (Buffer.byteLength(message) <= INLINE_REPLY_BYTES) {
+/** One statement: the notification, with the message in it (a small sealed one) or in a row of its own. */
+export async function publishReply(query: RunStatement, schema: string, channel: string, message: string, now: number, mode: ReplyMode): Promise<void> {
+  if (mode === 'sealed' && Buffer.byteLength(message) <= INLINE_REPLY_BYTES) {
     await query('SELECT pg_notify($1, $2)', [channel, INLINE + message]);
     return;
   }
@@ -47,6 +50,7 @@ export class ReplyListener {
   readonly #schema: string;
   readonly #timeoutMs: number;
   readonly #report: (error: unknown) => void;
+  readonly #mode: ReplyMode;
   readonly #channels = new Map<string, Subscription>();
   readonly #gone = new WeakSet<PostgresClientLike>();
   #client: PostgresClientLike | undefined;
@@ -57,8 +61,9 @@ export class ReplyListener {
   /** Messages are handed on in the order their notifications came, a stored one once it is read. */
   #order: Promise<void> = Promise.resolve();
 
-  constructor(pool: () => Promise<PostgresPoolLike>, query: RunStatement, schema: string, timeoutMs: number, report: (error: unknown) => void) {
+  constructor(pool: () => Promise<PostgresPoolLike>, query: RunStatement, schema: string, timeoutMs: number, report: (error: unknown) => void, mode: ReplyMode) {
     this.#pool = pool;
+    this.#mode = mode;
     this.#query = query;
     this.#schema = schema;
     this.#timeoutMs = timeoutMs;
@@ -80,7 +85,11 @@ export class ReplyListener {
     const subscription = this.#channels.get(note.channel);
     const payload = note.payload ?? '';
     if (subscription === undefined) return;
-    const text = payload.startsWith(STORED) ? this.#take(payload.slice(1)) : Promise.resolve(payload.slice(1));
+    const stored = payload.startsWith(STORED);
+    // Stored mode: a reply inside a notification was not sent by a worker, which stores every reply. Dropped unheard:
+    // reporting each would let anyone who may NOTIFY fill the host's log.
+    if (!stored && this.#mode === 'stored') return;
+    const text = stored ? this.#take(payload.slice(1)) : Promise.resolve(payload.slice(1));
     this.#order = this.#order.then(async () => {
       const message = await text.catch((error: unknown) => { this.#report(error); return undefined; });
       // A stored message that could not be read is lost as a whole: the waiting call looks at its job.

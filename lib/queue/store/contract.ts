@@ -9,6 +9,23 @@ import type { Job, Processor, Queue, Worker } from 'bullmq';
 import type { Confirmation } from '../../redis/replica-acks.js';
 import type { WebhookJobData, WebhookJobResult } from '../job-data.js';
 import type { BinaryStoreHost } from '../binary/store.js';
+import type { OutageLog } from './outage-log.js';
+import type { Keyring } from '../sealing.js';
+
+/**
+ * How a reply reaches its waiting web instance. A reply channel can be published on by more roles than may write the
+ * store (any role that may connect can NOTIFY; a Redis user allowed to PUBLISH), so its messages alone prove nothing.
+ * `sealed`: the queue has a keyring, every reply is sealed and bound to its job, so it travels in the message itself
+ * (a large one on PostgreSQL in a row). `stored`: without one, every reply is written to the store and the message
+ * only names where; the listener takes it from there and ignores any message that carries a reply itself, so only a
+ * writer of the store can put words in a caller's answer.
+ */
+export type ReplyMode = 'sealed' | 'stored';
+
+/** The reply mode of a queue or worker with this keyring: decided once, alike on the web side and the worker. */
+export function replyModeOf(keyring: Keyring | undefined): ReplyMode {
+  return keyring === undefined ? 'stored' : 'sealed';
+}
 
 /**
  * `duplicate` (the job exists), `retake` (it exists, but its caller was refused: it must not stand for this call),
@@ -77,16 +94,26 @@ export interface QueueStoreLink {
   /** The reply channel of one web instance. */
   replyChannel(instanceId: string): string;
   /**
-   * Hears the channel's messages; `resumed` is called after the link to the store was lost and is back (messages
+   * Hears the channel's replies, in the order they were sent (a `stored` one read from the store, and a message that
+   * carries a reply itself ignored); `resumed` is called after the link to the store was lost and is back (messages
    * sent meanwhile may be lost: waiting calls look at their jobs).
    */
   listen(channel: string, message: (text: string) => void, resumed: () => void): Promise<void>;
-  /** Sends one message to a reply channel; a message of any size arrives whole or not at all. */
+  /**
+   * Sends one reply to a reply channel (`stored`: written to the store, the message naming it, in one atomic step); a
+   * reply of any size arrives whole or not at all.
+   */
   publish(channel: string, message: string): Promise<void>;
   /** What the binary store is attached to (see BinaryStore.attach). */
   readonly binaryHost: BinaryStoreHost;
   /** Confirms writes on replicas before a call is answered; undefined when the `replicas` option is 0 or unsupported. */
   confirmReplicas: (() => Promise<Confirmation>) | undefined;
+  /**
+   * A worker's store outages, told once each (its first failure, and its end once the store answers a probe): BullMQ's
+   * errors, its connections' losses and its statements' failures go here, never one log line each. Undefined on the
+   * web side, whose calls report the outage themselves (503).
+   */
+  readonly outage: OutageLog | undefined;
   /** Closes the link's own connections (BullMQ's queue and worker are closed by their owners first). */
   close(): Promise<void>;
 }

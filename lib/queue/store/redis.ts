@@ -1,10 +1,11 @@
 /**
  * Queue mode's store on Redis (one server, Cluster, Sentinel): the connections a web queue or a worker opens (each a
  * duplicate of the host's client, or of one made from its options), BullMQ on node-redis, the Lua scripts of
- * admission and concurrency slots, the marks of refused calls, the reply channel's pub/sub, and replica
+ * admission and concurrency slots, the marks of refused calls, the reply channel (pub/sub, and the keys of stored replies), and replica
  * acknowledgement (`WAIT`) for a web queue with the `replicas` option.
  */
 import { Queue, Worker } from 'bullmq';
+import { errorFields } from '../../core/logger.js';
 import { mayHaveApplied } from '../../redis/failure-reasons.js';
 import { oneConnectionOptions, replicaShortfall, ReplicaAcks, sendInOrder } from '../../redis/replica-acks.js';
 import { bullConnection } from '../bullmq-node-redis.js';
@@ -13,10 +14,11 @@ import type { RedisConnectionForm } from '../connection-forms.js';
 import type { WebhookJobData, WebhookJobResult } from '../job-data.js';
 import { queueKeys } from '../keys.js';
 import type { ResolvedShared } from '../options.js';
-import { publishReply, routed, shardedReplies, subscribeReplies } from '../redis-route.js';
+import { publishReply, replyReader, routed, shardedReplies, subscribeReplies, takeReply } from '../redis-route.js';
 import { acquireSlot, admit, releaseSlot, unclaim } from '../scripts.js';
-import type { OpeningLink, QueueStoreLink } from './contract.js';
+import { replyModeOf, type OpeningLink, type QueueStoreLink } from './contract.js';
 import { nextMarkPause } from './mark-pauses.js';
+import { OutageLog } from './outage-log.js';
 
 /** What a web queue adds: replica acknowledgement. */
 export interface RedisWebSettings {
@@ -28,8 +30,13 @@ export interface RedisWebSettings {
 export function openRedisLink(options: ResolvedShared, web: RedisWebSettings | undefined): OpeningLink {
   const clients: QueueRedisClient[] = [];
   let closed = false;
+  let probe: (() => Promise<unknown>) | undefined;
+  const outage = web !== undefined ? undefined : new OutageLog({
+    logger: options.logger, who: 'queue worker', store: 'Redis', probe: () => (probe === undefined ? Promise.reject(new Error('not open')) : probe()),
+  });
   const closeAll = (): void => {
     closed = true;
+    outage?.close();
     for (const client of clients) closeConnection(client);
   };
   const link = (async (): Promise<QueueStoreLink> => {
@@ -44,10 +51,10 @@ export function openRedisLink(options: ResolvedShared, web: RedisWebSettings | u
     // and so the timeout. A worker's are untimed, as BullMQ's own (ioredis) connections are: arming that timeout cost
     // a third of the worker's CPU per job.
     const command = web === undefined
-      ? openConnection(base, topology, logger, 'worker commands', { untimed: true })
+      ? openConnection(base, topology, logger, 'worker commands', { untimed: true, outage })
       : openConnection(base, topology, logger, 'queue commands', { overrides: { disableOfflineQueue: true }, untimed: topology === 'single' });
     const other = web === undefined
-      ? openConnection(base, topology, logger, 'worker replies', { untimed: true })
+      ? openConnection(base, topology, logger, 'worker replies', { untimed: true, outage })
       : openConnection(base, topology, logger, 'queue replies');
     clients.push(command.client, other.client);
     // Replica acknowledgement blocks its connection while WAIT waits: a connection of its own, so calls' other
@@ -59,6 +66,7 @@ export function openRedisLink(options: ResolvedShared, web: RedisWebSettings | u
     if (closed) closeAll();
     await Promise.all([command.ready, other.ready, acking?.ready]);
     const commands = routed(command.client, topology, routeKey);
+    probe = () => commands.sendCommand(['EXISTS', routeKey]);
     const acks = acking === undefined || web === undefined ? undefined
       : new ReplicaAcks({ replicas: web.replicas, timeoutMs: web.replicaTimeoutMs }, keys.acks, (sent) => sendInOrder(acking.client, topology, sent, keys.acks));
     // A `replicas` setting the primary cannot meet refuses every call: said once, before the first is refused.
@@ -66,6 +74,7 @@ export function openRedisLink(options: ResolvedShared, web: RedisWebSettings | u
     if (shortfall !== undefined) logger.warn({ replicas: web?.replicas }, `createWebhookQueue: ${shortfall}`);
     const sharded = await shardedReplies(commands, topology);
     if (closed) throw new Error('closed');
+    const replies = replyModeOf(options.keyring);
     const connection = (): never => bullConnection(command.client, topology, routeKey) as never;
     return {
       kind: 'redis',
@@ -86,13 +95,17 @@ export function openRedisLink(options: ResolvedShared, web: RedisWebSettings | u
       mayHaveStored: mayHaveApplied,
       replyChannel: (instanceId) => keys.replies(instanceId),
       async listen(channel, message, resumed) {
-        await subscribeReplies(other.client, sharded, channel, message);
+        const read = replyReader(channel, replies, (key) => takeReply(commands, key), message, (error) => {
+          logger.warn({ err: errorFields(error) }, `${who}: a reply to a waiting call could not be read; the call is answered from its job`);
+        });
+        await subscribeReplies(other.client, sharded, channel, read);
         // Back after an outage: replies sent meanwhile are lost. (A cluster's node connections say so with 'node-ready'.)
         for (const event of ['ready', 'node-ready']) other.client.on(event, resumed);
       },
-      publish: (channel, message) => publishReply(other.client, topology, sharded, channel, message).then(() => undefined),
+      publish: (channel, message) => publishReply(other.client, topology, sharded, channel, message, replies).then(() => undefined),
       binaryHost: { kind: 'redis', client: commands, key: keys.binary },
       confirmReplicas: acks === undefined ? undefined : () => acks.confirm(),
+      outage,
       close: () => { closeAll(); return Promise.resolve(); },
     };
   })();

@@ -1,11 +1,12 @@
 /**
  * Which budget of a policy a call spends from: the address's own, or the caller's (its address, the caller the node's
  * guard verified, or a header's value), as a digest. The caller's value is never kept or sent anywhere: a header key
- * may be an API key, and a caller address is personal data, so only a truncated SHA-256 of it reaches the store,
- * bound to the address and policy. A header is counted by what it means, not by how it is spelt: the header the
+ * may be an API key, and a caller address is personal data, so only a truncated digest of it reaches the store,
+ * bound to the address and policy: an HMAC under the deployment's digest key when one is configured, since an
+ * unkeyed SHA-256 of an IPv4 address is undone by trying all 2^32 of them (seconds). A header is counted by what it means, not by how it is spelt: the header the
  * guard checked by the caller it verified (the Basic user, the JWT's subject), any other by its normalised value.
  */
-import { hash } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { VerifiedCaller } from '../guards/authenticate.js';
 import { clientAddress } from '../guards/client-address.js';
@@ -13,6 +14,18 @@ import { clientAddress } from '../guards/client-address.js';
 /** 22 base64url characters: 132 bits, short keys for Redis, no collision to fear. One-shot `hash()`: a quarter of createHash()'s time. */
 export function digest(...parts: string[]): string {
   return hash('sha256', `${parts.join('\u0000')}\u0000`, 'base64url').slice(0, 22);
+}
+
+/** A digest of budget names: `digest`, or `keyedDigest(key)`. */
+export type Digest = (...parts: string[]) => string;
+
+/**
+ * The digest under a key (HMAC-SHA-256, truncated as `digest`): what a reader of the store sees cannot be matched
+ * against guessed addresses or header values without the key. Every instance must use the same key, or their counts
+ * of one caller split.
+ */
+export function keyedDigest(key: Buffer): Digest {
+  return (...parts) => createHmac('sha256', key).update(`${parts.join('\u0000')}\u0000`).digest('base64url').slice(0, 22);
 }
 
 /**
@@ -55,6 +68,8 @@ function ipv6Groups(text: string): number[] | undefined {
 export interface CallerKeySettings {
   proxyHops: number;
   ipv6Prefix: number;
+  /** How budget names are digested; default the unkeyed `digest`. */
+  digest?: Digest;
 }
 
 /** Credentials a guard reads in a scheme it names case-insensitively, with any run of spaces after it (RFC 9110 11.4). */
@@ -81,9 +96,10 @@ export function normalisedValue(name: string, text: string): string {
  * the header out gains nothing.
  */
 export function callerBudget(scope: string, key: string, req: IncomingMessage, settings: CallerKeySettings, verified: VerifiedCaller | undefined): string {
-  if (key === 'ip') return digest(scope, 'ip', ipKeyOf(clientAddress(req, settings.proxyHops), settings.ipv6Prefix));
-  if (verified !== undefined && verified.checkedHeader === key) return digest(scope, 'caller', verified.caller);
+  const digestOf = settings.digest ?? digest;
+  if (key === 'ip') return digestOf(scope, 'ip', ipKeyOf(clientAddress(req, settings.proxyHops), settings.ipv6Prefix));
+  if (verified !== undefined && verified.checkedHeader === key) return digestOf(scope, 'caller', verified.caller);
   const value = req.headers[key];
   const text = Array.isArray(value) ? value.join(', ') : value;
-  return text === undefined || text.trim() === '' ? digest(scope, 'without') : digest(scope, 'header', normalisedValue(key, text));
+  return text === undefined || text.trim() === '' ? digestOf(scope, 'without') : digestOf(scope, 'header', normalisedValue(key, text));
 }

@@ -15,11 +15,14 @@ import type { RegisteredWebhook } from '../registry/contract.js';
 import type { AuthOutcome } from '../guards/authenticate.js';
 import type { RequestTarget } from '../request/target.js';
 import type { PendingSignature } from '../guards/signature.js';
-import { callerBudget, digest, type CallerKeySettings } from './caller-key.js';
+import { callerBudget, type CallerKeySettings, type Digest } from './caller-key.js';
 import { limitField, policyField, rateLimited } from './fields.js';
 import type { RateLimitStore } from './store.js';
 
 export interface RateLimitSettings extends CallerKeySettings {
+  digest: Digest;
+  /** Whether the logger was told that the digests are unkeyed (once; true from the start when a key is set). */
+  unkeyedTold: boolean;
   /** Every address's limit when its workflow sets none (`rateLimit.default`). */
   defaults: readonly ResolvedRateLimitPolicy[] | undefined;
   /** `always`: RateLimit-Policy and RateLimit on accepted calls too; `refused`: on refusals only. */
@@ -45,7 +48,8 @@ interface Plan {
 function planOf(webhook: RegisteredWebhook, policies: readonly ResolvedRateLimitPolicy[], settings: RateLimitSettings): Plan {
   let plan = settings.plans.get(webhook);
   if (plan !== undefined && plan.policies === policies) return plan;
-  const scopes = policies.map((policy) => digest(webhook.workflowId, webhook.method, webhook.path, policy.name, String(policy.windowMs), policy.key));
+  if (!settings.unkeyedTold && policies.some((policy) => policy.key !== 'address')) tellUnkeyed(settings);
+  const scopes = policies.map((policy) => settings.digest(webhook.workflowId, webhook.method, webhook.path, policy.name, String(policy.windowMs), policy.key));
   const fixed = policies.every((policy) => policy.key === 'address')
     ? policies.map((policy, index) => chargeOf(policy, scopes[index] as string, scopes[index] as string, settings.maxKeys))
     : undefined;
@@ -113,6 +117,17 @@ function tellUnchecked(plan: Plan, webhook: RegisteredWebhook, auth: AuthOutcome
     `workflow-webhooks: the rate limit of ${webhook.method} ${webhook.path} is keyed by the header ${unchecked.join(', ')}, which the node's `
     + 'authentication does not check: a caller gets a new budget for each value it makes up. Key it by the header the authentication '
     + 'checks, or add an \'address\' or \'ip\' policy as a ceiling. Told once per address.');
+}
+
+/**
+ * Callers' budgets digested without a key: a reader of the store can match them against every IPv4 address or a
+ * list of likely header values. Said once per middleware, at its first per-caller policy.
+ */
+function tellUnkeyed(settings: RateLimitSettings): void {
+  settings.unkeyedTold = true;
+  settings.logger.warn({ component: 'rate-limit' }, 'workflow-webhooks: rate limits per caller are stored under unkeyed digests of the '
+    + 'caller\'s address or header value, which a reader of the store can undo by trying every IPv4 address. Set rateLimit.digestKey '
+    + '(or waitingSecret), at least 32 bytes, the same on every instance. Told once.');
 }
 
 /** Ours after the host's own policies (a gateway's, say): both fields are lists, which may be joined with a comma. */

@@ -9,14 +9,21 @@
  * where the store's do, so an instance that must count alone starts from the calls it already let through in the
  * window, not from zero. And once the store failed, no call waits for it: calls are counted here at once, and one
  * call at a time, at most once a second, also asks the store in the background (a probe); the first answer it gets
- * hands the counting back to the store.
+ * hands the counting back to the store, and the calls let through here meanwhile are added to the store's count
+ * (`addRateLimitCalls`), so that N instances together let at most N × limit through in a window.
+ *
+ * A store that answers but is busy (every connection of its pool taken, `isStoreBusy`) is load, not an outage: the call
+ * is refused 503 with Retry-After, and counting stays shared. So are calls past `maxPending` waiting at once for the
+ * store: a flood waits in a bounded line, and the rest is refused at once instead of waiting past the deadline.
  */
 import { errorFields, type WebhookLogger } from '../../core/logger.js';
 import { WebhookError } from '../../core/errors.js';
 import type { RateLimitCharge, RateLimitResult } from '../../core/rate-limits.js';
 import type { WebhookRegistry } from '../registry/contract.js';
 import { InProcessRateLimits } from '../registry/rate-limits.js';
+import { isStoreBusy } from '../registry/shared/contact.js';
 import type { ResolvedRateLimitOptions } from './settings.js';
+import { UnsharedCalls } from './unshared-calls.js';
 
 /** How long after a failed try the store is tried again (by one call, in the background). */
 const RETRY_AFTER_MS = 1000;
@@ -31,11 +38,21 @@ function checked(result: RateLimitResult, length: number): RateLimitResult {
   return result;
 }
 
+type Charging = (charges: readonly RateLimitCharge[]) => Promise<RateLimitResult>;
+
 export class RateLimitStore {
-  readonly #shared: ((charges: readonly RateLimitCharge[]) => Promise<RateLimitResult>) | undefined;
+  readonly #shared: Charging | undefined;
+  readonly #addShared: ((charges: readonly RateLimitCharge[], calls: readonly number[]) => Promise<void>) | undefined;
   readonly #local = new InProcessRateLimits();
   readonly #failure: StoreFailure;
   readonly #logger: WebhookLogger;
+  readonly #maxPending: number;
+  /** Calls asking the store now. */
+  #pending = 0;
+  /** Calls let through here while the store could not count, to be added to it once it answers. */
+  readonly #unshared = new UnsharedCalls();
+  /** Those calls on their way to the store: new calls wait for them, so none is let through on the store's older count. */
+  #addingBack: Promise<void> | undefined;
   /** Since when (performance.now()) the shared store has failed; undefined while it answers. */
   #downSince: number | undefined;
   /** When the next probe may start, while the store is down. */
@@ -44,27 +61,42 @@ export class RateLimitStore {
   #probing = false;
   #toldUnshared = false;
 
-  constructor(registry: WebhookRegistry, failure: StoreFailure, logger: WebhookLogger) {
+  constructor(registry: WebhookRegistry, failure: StoreFailure, logger: WebhookLogger, maxPending: number) {
     this.#shared = registry.chargeRateLimits?.bind(registry);
+    this.#addShared = registry.addRateLimitCalls?.bind(registry);
     this.#failure = failure;
     this.#logger = logger;
+    this.#maxPending = maxPending;
   }
 
   charge(charges: readonly RateLimitCharge[]): RateLimitResult | Promise<RateLimitResult> {
     const shared = this.#shared;
-    if (shared === undefined) return this.#unshared(charges);
+    if (shared === undefined) return this.#noStore(charges);
     if (this.#downSince !== undefined) {
-      if (!this.#probing && performance.now() >= this.#retryAt) this.#probe(shared, charges);
-      return this.#withoutStore(charges);
+      const probe = !this.#probing && performance.now() >= this.#retryAt;
+      if (this.#failure === 'refuse') {
+        if (probe) this.#probe(shared, charges, undefined);
+        return this.#withoutStore(charges);
+      }
+      const result = this.#local.charge(charges);
+      // The probe's call reaches the store itself: only when the probe fails is it one the store has not counted.
+      if (probe) this.#probe(shared, charges, result);
+      else this.#unshared.add(charges, result);
+      return result;
     }
-    let asked: Promise<RateLimitResult>;
+    if (this.#pending >= this.#maxPending) throw this.#tooManyPending();
+    this.#pending += 1;
+    const asked = this.#addingBack === undefined ? this.#ask(shared, charges) : this.#addingBack.then(() => this.#ask(shared, charges));
+    return asked.then((result) => this.#counted(result, charges)).catch((error: unknown) => this.#failed(error, charges))
+      .finally(() => { this.#pending -= 1; });
+  }
+
+  #ask(shared: Charging, charges: readonly RateLimitCharge[]): Promise<RateLimitResult> {
     try {
-      asked = shared(charges);
+      return Promise.resolve(shared(charges));
     } catch (error) {
-      return this.#failed(error, charges);
+      return Promise.reject(error);
     }
-    return Promise.resolve(asked).then((result) => this.#counted(result, charges))
-      .catch((error: unknown) => this.#failed(error, charges));
   }
 
   /**
@@ -83,12 +115,16 @@ export class RateLimitStore {
    * (a call this process refused is counted there as well, erring on the strict side), and its first answer ends the
    * outage. The probe never rejects.
    */
-  #probe(shared: (charges: readonly RateLimitCharge[]) => Promise<RateLimitResult>, charges: readonly RateLimitCharge[]): void {
+  #probe(shared: Charging, charges: readonly RateLimitCharge[], here: RateLimitResult | undefined): void {
     this.#probing = true;
     const settle = (up: boolean): void => {
       this.#probing = false;
-      if (up) this.#back();
-      else this.#retryAt = performance.now() + RETRY_AFTER_MS;
+      if (up) {
+        this.#back();
+        return;
+      }
+      this.#retryAt = performance.now() + RETRY_AFTER_MS;
+      if (here !== undefined) this.#unshared.add(charges, here);
     };
     let asked: Promise<RateLimitResult>;
     try {
@@ -101,7 +137,7 @@ export class RateLimitStore {
       .catch(() => settle(false));
   }
 
-  #unshared(charges: readonly RateLimitCharge[]): RateLimitResult {
+  #noStore(charges: readonly RateLimitCharge[]): RateLimitResult {
     if (!this.#toldUnshared) {
       this.#toldUnshared = true;
       this.#logger.warn({ component: 'rate-limit' }, 'workflow-webhooks: the registry has no chargeRateLimits(), so rate limits are counted in this '
@@ -111,6 +147,8 @@ export class RateLimitStore {
   }
 
   #failed(error: unknown, charges: readonly RateLimitCharge[]): RateLimitResult {
+    // The store is there, its connections all taken: the call is refused 503, and counting stays shared.
+    if (isStoreBusy(error)) throw error;
     const now = performance.now();
     this.#retryAt = Math.max(this.#retryAt, now + RETRY_AFTER_MS);
     if (this.#downSince === undefined) {
@@ -119,7 +157,16 @@ export class RateLimitStore {
         ? 'workflow-webhooks: the registry could not count a rate-limited call; until it can, each instance counts its own calls'
         : 'workflow-webhooks: the registry could not count a rate-limited call; until it can, calls to rate-limited addresses are refused 503');
     }
-    return this.#withoutStore(charges);
+    const result = this.#withoutStore(charges);
+    this.#unshared.add(charges, result);
+    return result;
+  }
+
+  #tooManyPending(): WebhookError {
+    return new WebhookError('REGISTRY_UNAVAILABLE', `This instance has ${this.#maxPending} calls waiting for the registry to count them already (rateLimit.maxPending), so the call was not taken.`, {
+      hint: 'Try again in a moment: the registry is counting the calls before this one.',
+      headers: { 'retry-after': '1' },
+    });
   }
 
   #withoutStore(charges: readonly RateLimitCharge[]): RateLimitResult {
@@ -135,5 +182,27 @@ export class RateLimitStore {
     const downMs = Math.round(performance.now() - (this.#downSince as number));
     this.#downSince = undefined;
     this.#logger.warn({ component: 'rate-limit', downMs }, `workflow-webhooks: the registry counts rate limits again, after ${downMs} ms`);
+    this.#addBack();
+  }
+
+  /** Adds the calls let through here during the outage to the store's count; kept for the next time when it fails. */
+  #addBack(): void {
+    const add = this.#addShared;
+    const batch = this.#unshared.take();
+    if (add === undefined || batch === undefined || this.#addingBack !== undefined) {
+      if (batch !== undefined && add !== undefined) this.#unshared.restore(batch);
+      return;
+    }
+    let adding: Promise<void>;
+    try {
+      adding = Promise.resolve(add(batch.charges, batch.calls));
+    } catch (error) {
+      adding = Promise.reject(error);
+    }
+    this.#addingBack = adding.catch((error: unknown) => {
+      this.#unshared.restore(batch);
+      this.#logger.warn({ component: 'rate-limit', err: errorFields(error) }, 'workflow-webhooks: the registry could not add the calls counted in this '
+        + 'process during its outage; they are added the next time it counts again');
+    }).finally(() => { this.#addingBack = undefined; });
   }
 }

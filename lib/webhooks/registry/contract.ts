@@ -165,6 +165,13 @@ export interface WebhookRegistry {
    */
   chargeRateLimits?(charges: readonly RateLimitCharge[]): Promise<RateLimitResult>;
   /**
+   * Optional, beside `chargeRateLimits`: adds `calls[i]` calls to the budget of `charges[i]` without checking room (a
+   * budget whose window ended opens a new one holding them). The middleware calls it when the store answers again after
+   * an outage, with the calls each instance let through on its own count meanwhile, so that together they stay within
+   * N × `limit` per window. Without it, those calls are not added.
+   */
+  addRateLimitCalls?(charges: readonly RateLimitCharge[], calls: readonly number[]): Promise<void>;
+  /**
    * Optional, for waiting webhooks (`run.waitForCall()`, `run.suspend()`): stores a run's wait entry, or replaces it.
    * With `expect`, only when the stored entry has that status (resolves false when not). A new entry past the
    * registry's `maxWaiting` rejects with `TOO_MANY_WAITING`. Entries are gone at their `expiresAt`.
@@ -172,7 +179,10 @@ export interface WebhookRegistry {
   putWait?(entry: WaitEntry, expect?: WaitStatus): Promise<boolean>;
   /** The wait entry of an id, or undefined when it is unknown or expired. */
   getWait?(waitId: string): Promise<WaitEntry | undefined>;
-  /** Moves a `waiting` entry to `running` in one atomic step: of any number of concurrent claims, one gets it. */
+  /**
+   * Moves a `waiting` entry to `running` in one atomic step: of any number of concurrent claims, one gets it. An
+   * expired entry is not claimed, nor changed: it is still told to `onWaitExpired`'s listeners as expired.
+   */
   claimWait?(waitId: string, resumedAt: number): Promise<WaitClaim>;
   /** Hears of `waiting` entries that expired with nobody calling (each once, on one instance); returns the unsubscribe. */
   onWaitExpired?(listener: WaitExpiredListener): () => void;

@@ -18,8 +18,8 @@ interface Queryable {
 export function postgresRegistryHarness(connection: () => Pick<PostgresWebhookRegistryOptions, 'pool' | 'connectionString' | 'directUrl'>,
   admin: () => Queryable, freshSchema: () => string): RegistryHarness {
   const schemas = new Map<WebhookRegistry, string>();
-  async function open(schema: string): Promise<PostgresWebhookRegistry> {
-    const registry = new PostgresWebhookRegistry({ ...connection(), schema, onEvent: () => undefined });
+  async function open(schema: string, maxWaiting?: number): Promise<PostgresWebhookRegistry> {
+    const registry = new PostgresWebhookRegistry({ ...connection(), schema, onEvent: () => undefined, ...(maxWaiting === undefined ? {} : { maxWaiting }) });
     await registry.ready();
     schemas.set(registry, schema);
     return registry;
@@ -34,7 +34,9 @@ export function postgresRegistryHarness(connection: () => Pick<PostgresWebhookRe
     remembersMessageIds: true,
     listsTestWebhooks: true,
     listsWaits: true,
+    keepsWaits: { withMaxWaiting: (maxWaiting) => open(freshSchema(), maxWaiting) },
     countsRateLimits: true,
+    addsRateLimitCalls: true,
     // PostgreSQL measures a budget's window by its stored end against the database's clock: moving every end
     // sooner moves that clock on for the registry's schema.
     rateLimitClock: (registry, work) => work(async (ms) => {

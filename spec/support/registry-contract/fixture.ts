@@ -25,8 +25,15 @@ export interface RegistryHarness {
   listsTestWebhooks?: boolean;
   /** The registry offers the optional `listWaits` (the console's list of waiting runs), beside `putWait`. */
   listsWaits?: boolean;
+  /**
+   * The registry keeps waits (the optional `putWait`, `getWait`, `claimWait`, `onWaitExpired`): `withMaxWaiting` makes
+   * a new registry over an empty store that holds at most `maxWaiting` live waits.
+   */
+  keepsWaits?: { withMaxWaiting(maxWaiting: number): WebhookRegistry | Promise<WebhookRegistry> };
   /** The registry offers the optional `chargeRateLimits` (rate limits counted for every middleware that shares it). */
   countsRateLimits?: boolean;
+  /** The registry offers the optional `addRateLimitCalls` (calls counted without it, added when it counts again). */
+  addsRateLimitCalls?: boolean;
   /**
    * With `countsRateLimits`: runs `work` with the clock the store measures its rate-limit windows by under the spec's
    * hand, so no window test waits for real time: `advance(ms)` ends every window of `registry` and its peers `ms`
@@ -87,6 +94,8 @@ export function runFor(webhook: RegisteredWebhook, body: unknown = { hello: 'wor
 export interface RegistryFixture {
   readonly registry: WebhookRegistry;
   peer(): Promise<WebhookRegistry>;
+  /** A registry over a store of its own that holds at most `maxWaiting` waits; fails the test when the harness keeps no waits. */
+  withMaxWaiting(maxWaiting: number): Promise<WebhookRegistry>;
   /** The harness's rateLimitClock for the current registry; fails the test when the harness gives none. */
   withRateLimitClock<T>(work: (advance: (ms: number) => Promise<void>) => Promise<T>): Promise<T>;
 }
@@ -111,6 +120,12 @@ export function registryFixture(harness: RegistryHarness): RegistryFixture {
       const peer = await harness.peer(current);
       made.push(peer);
       return peer;
+    },
+    async withMaxWaiting(maxWaiting: number): Promise<WebhookRegistry> {
+      if (harness.keepsWaits === undefined) throw new Error('this registry keeps no waits');
+      const limited = await harness.keepsWaits.withMaxWaiting(maxWaiting);
+      made.push(limited);
+      return limited;
     },
     withRateLimitClock(work) {
       if (harness.rateLimitClock === undefined || current === undefined) throw new Error('a harness that counts rate limits gives rateLimitClock');

@@ -13,6 +13,7 @@ import { describeMessageIds } from './message-ids.js';
 import { describeRateLimits } from './rate-limits.js';
 import { describeTestListens } from './test-listens.js';
 import { describeTestWebhookListing, describeWaitListing } from './console-listings.js';
+import { describeWaits } from './waits.js';
 
 export type { RegistryHarness } from './fixture.js';
 
@@ -243,7 +244,8 @@ export function describeRegistryContract(name: string, harness: RegistryHarness)
     if (harness.remembersMessageIds === true) describeMessageIds(fixture, harness.peer !== undefined);
     if (harness.listsTestWebhooks === true) describeTestWebhookListing(fixture, harness.peer !== undefined);
     if (harness.listsWaits === true) describeWaitListing(fixture);
-    if (harness.countsRateLimits === true) describeRateLimits(fixture, harness.peer !== undefined);
+    if (harness.keepsWaits !== undefined) describeWaits(fixture, harness.peer !== undefined);
+    if (harness.countsRateLimits === true) describeRateLimits(fixture, harness.peer !== undefined, harness.addsRateLimitCalls === true);
   });
 }
 

@@ -2,7 +2,8 @@
  * The registry conformance suite, rate limits, for registries that offer the optional `chargeRateLimits` (their
  * harness says so): a budget lets `limit` calls through per window and refuses the rest until its window has passed;
  * a call's budgets are charged all together or not at all; past `maxKeys` new callers of a scope share one budget;
- * and racing calls on several instances get exactly `limit` through between them.
+ * and racing calls on several instances get exactly `limit` through between them. Where a registry offers
+ * `addRateLimitCalls`, calls counted without it are added to their budgets.
  */
 import { expect } from 'chai';
 import type { RateLimitCharge, RateLimitResult, WebhookRegistry } from 'workflow-webhooks';
@@ -27,7 +28,7 @@ function budget(id: string, limit: number, windowMs = WINDOW_MS, scope = id, max
 let next = 0;
 const fresh = (name: string): string => `${name}-${process.pid}-${(next += 1)}`;
 
-export function describeRateLimits(fixture: RegistryFixture, hasPeers: boolean): void {
+export function describeRateLimits(fixture: RegistryFixture, hasPeers: boolean, addsCalls: boolean): void {
   describe('chargeRateLimits()', () => {
     it('lets limit calls through in a window, refuses the next without counting it, and lets calls through again once the window passed', async () => {
       const registry = counting(fixture.registry);
@@ -108,6 +109,21 @@ export function describeRateLimits(fixture: RegistryFixture, hasPeers: boolean):
       expect(through).to.have.length(17);
       // Each call through left a different count behind: no two saw the same state.
       expect(through.map((answer) => answer.remaining[0]).sort((a, b) => (a as number) - (b as number))).to.deep.equal(Array.from({ length: 17 }, (_, index) => index));
+    });
+
+    // Optional beside chargeRateLimits: a registry that never fails to count (the memory one) needs none.
+    if (addsCalls) it('adds the calls let through without it to their budgets, unchecked, opening a window for a budget without one (addRateLimitCalls)', async () => {
+      const registry = counting(fixture.registry);
+      expect(registry.addRateLimitCalls).to.be.a('function');
+      const open = budget(fresh('added-open'), 10);
+      const none = budget(fresh('added-none'), 10);
+      expect((await registry.chargeRateLimits([open])).remaining[0]).to.equal(9);
+      await registry.addRateLimitCalls?.([open, none], [7, 4]);
+      expect((await registry.chargeRateLimits([open])).remaining[0], 'one charged, seven added, one charged').to.equal(1);
+      expect((await registry.chargeRateLimits([none])).remaining[0], 'four added to a budget without a window, one charged').to.equal(5);
+      await registry.addRateLimitCalls?.([open], [5]);
+      const past = await registry.chargeRateLimits([open]);
+      expect([past.allowed, past.remaining[0]], 'added past the limit: refused').to.deep.equal([false, 0]);
     });
   });
 }

@@ -7,6 +7,7 @@ import { workflow } from '../../support/workflows.js';
 
 describeRegistryContract('MemoryWebhookRegistry', {
   create: () => new MemoryWebhookRegistry(), remembersMessageIds: true, listsTestWebhooks: true, listsWaits: true, countsRateLimits: true,
+  keepsWaits: { withMaxWaiting: (maxWaiting) => new MemoryWebhookRegistry({ maxWaiting }) },
   // Its windows are measured with performance.now().
   rateLimitClock: (_registry, work) => withFakeTimers((clock) => work(async (ms) => { clock.tick(ms); }), ['performance']),
 });

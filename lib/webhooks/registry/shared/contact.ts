@@ -27,6 +27,27 @@ export function unavailable(store: string, cause: unknown, doing: string): Webho
 /** The refusals that mean the store is away, which waiting mends, apart from those of the same code that it does not. */
 const outages = new WeakSet<Error>();
 
+/**
+ * A statement that waited its whole deadline for a connection of the pool while the store answered others meanwhile:
+ * the store is there and busy, which is load, not an outage. 503 with Retry-After like an outage, but never marked as
+ * one, so nothing switches to counting alone or reports the store lost.
+ */
+export function busy(store: string, doing: string, waitedMs: number): WebhookError {
+  const error = new WebhookError('REGISTRY_UNAVAILABLE', `${store} is busy: no connection of the pool came free within ${waitedMs} ms while ${doing}.`, {
+    headers: { 'retry-after': '1' },
+    hint: `Every connection of the pool was taking other statements. Try again in a moment; if it lasts, give the pool more connections (max) or ${store} more capacity.`,
+  });
+  busyErrors.add(error);
+  return error;
+}
+
+const busyErrors = new WeakSet<Error>();
+
+/** Whether `error` says the store answered but had no connection free in time (`busy()`). */
+export function isStoreBusy(error: unknown): boolean {
+  return error instanceof Error && busyErrors.has(error);
+}
+
 /** Whether `error` says the store could not be reached (not a schema of another version, say, under the same code). */
 export function isStoreOutage(error: unknown): boolean {
   return error instanceof Error && outages.has(error);

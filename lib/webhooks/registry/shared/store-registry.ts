@@ -11,7 +11,7 @@ import type { WebhookKind, WorkflowWebhooks } from '../../../core/types.js';
 import type { WaitClaim, WaitEntry, WaitExpiredListener, WaitStatus } from '../../../core/waits.js';
 import type { ListedTestWebhook, RegisteredWebhook, TestCallClaim, TestListenHandle, TestListenOptions, WebhookLookup } from '../contract.js';
 import { resolveWorkflowWebhooks } from '../resolve-workflow.js';
-import { checkServing, isStoreOutage, notLoaded, StoreContact } from './contact.js';
+import { checkServing, isStoreBusy, isStoreOutage, notLoaded, StoreContact } from './contact.js';
 import type { SharedStoreEvent, SharedStoreHealth } from './events.js';
 import { ProductionMirror } from './production-mirror.js';
 import { SharedTestListens, type ListenChange, type ListenStore } from './test-listens.js';
@@ -85,8 +85,8 @@ export abstract class StoreRegistry {
     this.contact = new StoreContact(settings.store, settings.onEvent);
     this.#start = new StartRetries({
       attempt: () => (this.#loading = this.#load()),
-      // Only the store being away is waited out; a wrong schema version or a missing privilege is told at once.
-      retryable: (error) => isStoreOutage(error) && this.#state !== 'closed',
+      // Only the store being away or busy is waited out; a wrong schema version or a missing privilege is told at once.
+      retryable: (error) => (isStoreOutage(error) || isStoreBusy(error)) && this.#state !== 'closed',
       onUnreachable: (error) => { settings.onEvent({ type: 'unreachable', error }); },
     });
   }
