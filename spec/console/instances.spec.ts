@@ -11,6 +11,7 @@ import { startConsoleApp, WEBHOOK_BASE, type ConsoleApp } from '../support/conso
 import { consoleSession } from '../support/console-session.js';
 import { REDIS, RedisServer } from '../support/redis-server.js';
 import { findService, markNotRun } from '../support/services.js';
+import { closeAll, eachOf } from '../support/close-all.js';
 
 const TITLE = 'the console of one instance shows the calls of every instance (redis-server)';
 
@@ -38,13 +39,13 @@ if (findService(REDIS) === undefined) {
     }
 
     before(async () => { server = await RedisServer.start() as RedisServer; });
-    after(async () => {
-      for (const app of apps) await app.close();
+    after(() => closeAll(
+      ...eachOf(apps, (app) => app.close()),
       // The host's log: the console leaves it open, so the host closes it (its subscription connection).
-      for (const log of logs) await log.close();
-      for (const client of clients) client.destroy();
-      await server.stop();
-    });
+      ...eachOf(logs, (log) => log.close()),
+      ...eachOf(clients, (client) => client.destroy()),
+      () => server?.stop(),
+    ));
 
     it('shows a call answered by instance A on the page of instance B, live and on reload, naming A', async () => {
       const [a, b] = [await instance('a'), await instance('b')];

@@ -14,6 +14,7 @@ import { startConsoleApp, WEBHOOK_BASE, type ConsoleApp } from '../support/conso
 import { consoleSession, type ConsoleSession } from '../support/console-session.js';
 import { REDIS, RedisServer } from '../support/redis-server.js';
 import { findService, markNotRun } from '../support/services.js';
+import { closeAll } from '../support/close-all.js';
 
 const TOKEN = 'rst_9f8e7d6c5b4a39281706';
 const KEY_PREFIX = 'path-secrets:';
@@ -50,12 +51,7 @@ if (findService(REDIS) === undefined) {
       await app.registry.activate({ workflowId: 'unset', nodes: [{ name: 'Webhook', parameters: { path: 'unset/:token', httpMethod: 'POST', authentication: 'headerAuth' } }] });
       page = await consoleSession(app);
     });
-    after(async () => {
-      await app.close();
-      await log.close();
-      redis.destroy();
-      await server.stop();
-    });
+    after(() => closeAll(() => app?.close(), () => log?.close(), () => redis?.destroy(), () => server?.stop()));
 
     it('shows [redacted] for :token in the received event, GET /api/calls, the call event and the RedisCallLog, and a plain :orderId as sent', async () => {
       const stream = await page.events();

@@ -37,21 +37,28 @@ if (findService(POSTGRES) === undefined) {
     it('hears a call too long for a notification, read from its row', async () => {
       const schema = `calls_${process.pid}_long`;
       const [writer, reader] = [new PostgresCallLog({ pool, schema }), new PostgresCallLog({ pool, schema })];
-      const heard: string[] = [];
-      reader.subscribe((call) => heard.push(call.message ?? ''));
-      await reader.subscribed();
-      const long = { ...callOf(1), message: 'x'.repeat(20_000) };
-      await writer.append(long);
-      for (let tries = 0; heard.length === 0 && tries < 400; tries += 1) await new Promise((resolve) => setTimeout(resolve, 5));
-      expect(heard).to.deep.equal([long.message]);
-      await Promise.all([writer.close(), reader.close()]);
+      // Closed whatever the outcome: the reader's LISTEN connection would keep the pool, and mocha, from ending.
+      try {
+        const heard: string[] = [];
+        reader.subscribe((call) => heard.push(call.message ?? ''));
+        await reader.subscribed();
+        const long = { ...callOf(1), message: 'x'.repeat(20_000) };
+        await writer.append(long);
+        for (let tries = 0; heard.length === 0 && tries < 400; tries += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+        expect(heard).to.deep.equal([long.message]);
+      } finally {
+        await Promise.all([writer.close(), reader.close()]);
+      }
     });
 
     it('opens a pool of its own from a connection string, and ends it on close()', async () => {
       const log = new PostgresCallLog({ connectionString: server.url, schema: `calls_${process.pid}_own` });
-      await log.append(callOf(7));
-      expect((await log.recent()).map((call) => call.callId)).to.deep.equal(['call-7']);
-      await log.close();
+      try {
+        await log.append(callOf(7));
+        expect((await log.recent()).map((call) => call.callId)).to.deep.equal(['call-7']);
+      } finally {
+        await log.close();
+      }
       const error = await log.recent().then(() => undefined, (failure: unknown) => failure as Error);
       expect(error?.message).to.match(/closed/);
     });

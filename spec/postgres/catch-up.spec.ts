@@ -11,6 +11,7 @@ import { rejectionOf, workflowOf } from '../support/registry-contract/fixture.js
 import { POSTGRES, sharedPostgres, type PostgresServer } from '../support/postgres-server.js';
 import { findService, markNotRun } from '../support/services.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
+import { closeAll, eachOf } from '../support/close-all.js';
 
 const found = async (registry: PostgresWebhookRegistry, path: string): Promise<boolean> => (await registry.lookup('production', 'GET', path)).found;
 
@@ -42,11 +43,11 @@ if (findService(POSTGRES) === undefined) {
 
     before(async () => { server = await sharedPostgres() as PostgresServer; });
     beforeEach(() => { schema = `catch_up_${process.pid}_${(count += 1)}`; });
-    afterEach(async () => {
-      for (const made of proxies) made.restore();
-      for (const registry of opened.splice(0)) await registry.close();
-      for (const made of proxies.splice(0)) await made.stop();
-    });
+    afterEach(() => closeAll(
+      ...eachOf(proxies, (made) => made.restore()),
+      ...eachOf(opened.splice(0), (registry) => registry.close()),
+      ...eachOf(proxies.splice(0), (made) => made.stop()),
+    ));
 
     it('serves what it had while cut off, then applies the changes it missed from the change log, without a restart', async () => {
       const link = await proxy();

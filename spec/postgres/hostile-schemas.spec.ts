@@ -11,6 +11,7 @@ import { PostgresWebhookRegistry } from 'workflow-webhooks/postgres';
 import { eventually } from '../support/registry-contract/instances.js';
 import { POSTGRES, sharedPostgres, type PostgresServer } from '../support/postgres-server.js';
 import { findService, markNotRun } from '../support/services.js';
+import { closeAll, eachOf } from '../support/close-all.js';
 
 /** The longest an instance's event loop may wait while it compiles what another instance activated (as in spec/webhooks/validate). */
 const LONGEST_GAP_MS = 500;
@@ -50,10 +51,7 @@ if (findService(POSTGRES) === undefined) {
       pool = new pg.Pool({ connectionString: server.url, max: 10 });
       pool.on('error', () => undefined);
     });
-    after(async () => {
-      for (const registry of opened.splice(0)) await registry.close();
-      await pool.end();
-    });
+    after(() => closeAll(...eachOf(opened.splice(0), (registry) => registry.close()), () => pool?.end()));
 
     it('refuses a hostile schema on the instance that activates it, and stores nothing another instance could compile', async () => {
       const [first, second] = [await instance(), await instance()];

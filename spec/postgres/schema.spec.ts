@@ -27,12 +27,16 @@ if (findService(POSTGRES) === undefined) {
     it('creates the schema once when five instances start at the same moment, and they share it', async () => {
       const schema = fresh();
       const instances = Array.from({ length: 5 }, () => open(schema));
-      await Promise.all(instances.map((instance) => instance.ready()));
-      const versions = await pool.query(`SELECT version FROM ${schema}.schema_version ORDER BY version`);
-      expect(versions.rows.map((row: { version: number }) => row.version)).to.deep.equal(Array.from({ length: SCHEMA_VERSION }, (_, index) => index + 1));
-      await instances[0]?.activate(workflowOf('wf', { path: 'shared' }));
-      expect((await instances[4]?.activate(workflowOf('other', { path: 'shared' }))?.then(() => 'activated', (error: { code?: string }) => error.code))).to.equal('WEBHOOK_CONFLICT');
-      for (const instance of instances) await instance.close();
+      // Closed whatever the outcome: an open registry keeps its pool's connections, and mocha, from ending.
+      try {
+        await Promise.all(instances.map((instance) => instance.ready()));
+        const versions = await pool.query(`SELECT version FROM ${schema}.schema_version ORDER BY version`);
+        expect(versions.rows.map((row: { version: number }) => row.version)).to.deep.equal(Array.from({ length: SCHEMA_VERSION }, (_, index) => index + 1));
+        await instances[0]?.activate(workflowOf('wf', { path: 'shared' }));
+        expect((await instances[4]?.activate(workflowOf('other', { path: 'shared' }))?.then(() => 'activated', (error: { code?: string }) => error.code))).to.equal('WEBHOOK_CONFLICT');
+      } finally {
+        for (const instance of instances) await instance.close();
+      }
     });
 
     it('migrates ahead of time with migrate(), after which a registry started with migrate: false runs', async () => {
@@ -42,9 +46,12 @@ if (findService(POSTGRES) === undefined) {
       expect(await migrate({ connectionString: server.url, schema })).to.deep.equal({ from: 0, to: SCHEMA_VERSION });
       expect(await migrate({ pool, schema })).to.deep.equal({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
       const registry = open(schema, false);
-      await registry.ready();
-      expect(await registry.activate(workflowOf('wf', { path: 'ahead' }))).to.have.length(1);
-      await registry.close();
+      try {
+        await registry.ready();
+        expect(await registry.activate(workflowOf('wf', { path: 'ahead' }))).to.have.length(1);
+      } finally {
+        await registry.close();
+      }
     });
 
     it('refuses a schema that a newer version of the library migrated, saying so, and changes nothing in it', async () => {

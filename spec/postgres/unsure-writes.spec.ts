@@ -1,8 +1,10 @@
 import { expect } from 'chai';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
 import pg from 'pg';
 import { mayHaveCommitted } from '../../lib/postgres/unsure-writes.js';
-import { POSTGRES, sharedPostgres, type PostgresServer } from '../support/postgres-server.js';
+import { POSTGRES, PostgresServer, sharedPostgres } from '../support/postgres-server.js';
 import { freePort } from '../support/redis-server.js';
 import { failureOf } from '../support/refusal.js';
 import { findService, markNotRun } from '../support/services.js';
@@ -69,6 +71,29 @@ if (findService(POSTGRES) === undefined) {
       } finally {
         await slow.end();
         silent.close();
+      }
+    });
+
+    it('counts a statement refused because the server was still starting up (57P03) as not sent', async function () {
+      this.timeout(60_000);
+      // A standby with no primary to follow and hot standby off stays in recovery and refuses every connection with
+      // 57P03, as any server does while it starts up: the statement never reached a session.
+      const standby = await PostgresServer.start({
+        settings: { hot_standby: 'off' },
+        from: async (data, tool) => {
+          await tool('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+          writeFileSync(join(data, 'standby.signal'), '');
+        },
+      }) as PostgresServer;
+      const starting = new pg.Pool({ connectionString: standby.url, max: 1 });
+      starting.on('error', () => undefined);
+      try {
+        const error = await failureOf(() => starting.query('INSERT INTO nowhere VALUES (1)'));
+        expect((error as { code?: string }).code, error.message).to.equal('57P03');
+        expect(mayHaveCommitted(error), error.message).to.equal(false);
+      } finally {
+        await starting.end();
+        await standby.stop();
       }
     });
 

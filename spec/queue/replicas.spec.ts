@@ -13,6 +13,7 @@ import { BASE, eventually, queueSetup } from '../support/queue/setup.js';
 import { RedisReplicaPair } from '../support/redis-replica.js';
 import { REDIS, RedisServer } from '../support/redis-server.js';
 import { findService, markNotRun } from '../support/services.js';
+import { closeAll } from '../support/close-all.js';
 
 if (findService(REDIS) === undefined) {
   markNotRun('queue mode: replica acknowledgement', REDIS);
@@ -27,10 +28,7 @@ if (findService(REDIS) === undefined) {
       replica.on('error', () => undefined);
       await replica.connect();
     });
-    after(async () => {
-      replica.destroy();
-      await pair.stop();
-    });
+    after(() => closeAll(() => replica?.destroy(), () => pair?.stop()));
     // A replica stopped by a test goes on before the next one.
     afterEach(() => { pair.resumeReplica(); });
     const setup = queueSetup(() => pair.primary);

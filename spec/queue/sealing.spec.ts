@@ -1,19 +1,19 @@
 /**
  * What the `encryption` option seals beyond the job's item and result: a sealed item opens only in the job it was
  * sealed for (moved into another job, or its job pointed at another workflow, the job fails), `respond()` answers
- * and a failed run's message cross Redis pub/sub sealed, and an idempotent call's body fingerprint is a keyed HMAC, not a hash anyone can
- * match by trying bodies.
+ * and a failed run's message cross the reply channel sealed (Redis pub/sub, PostgreSQL's NOTIFY), and an idempotent call's body
+ * fingerprint is a keyed HMAC, not a hash anyone can match by trying bodies. On one redis-server and on PostgreSQL.
  */
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import request from 'supertest';
 import { MemoryWebhookRegistry, type WebhookNodeParameters } from 'workflow-webhooks';
 import type { WebhookWorkerEvent } from 'workflow-webhooks/queue';
 import type { Item } from '../../lib/core/types.js';
 import { bodyFingerprint } from '../../lib/queue/idempotency.js';
-import { BASE, eventually, queueSetup } from '../support/queue/setup.js';
-import { RedisServer, REDIS } from '../support/redis-server.js';
-import { findService, markNotRun } from '../support/services.js';
+import { BASE, eventually, type QueueSetup } from '../support/queue/setup.js';
+import { QUEUE_STORES, queueStores, type PostgresSide } from '../support/queue/stores.js';
 
 const SECRET = 'iban-DE44500105175407324931';
 
@@ -23,15 +23,22 @@ async function registryOf(parameters: Partial<WebhookNodeParameters>, settings: 
   return registry;
 }
 
-if (findService(REDIS) === undefined) {
-  markNotRun('queue mode with encryption: what else is sealed', REDIS);
-} else {
-  describe('queue mode with encryption: what else is sealed', function () {
+/** What crossed the reply channels, as anyone allowed to subscribe to them heard it. */
+interface Transit {
+  published: string[];
+  /** Resolves once the channel that the job's reply takes is heard (Redis: every channel is, from the start). */
+  hear(jobId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+// What crosses the reply channel does not depend on Redis's topology: one redis-server, and PostgreSQL.
+const STORES = QUEUE_STORES.filter((store) => store.name === 'one redis-server' || store.name === 'PostgreSQL');
+
+for (const store of queueStores('queue mode with encryption: what else is sealed', STORES)) {
+  describe(`queue mode with encryption: what else is sealed, on ${store.name}`, function () {
     this.timeout(20_000);
-    let server: RedisServer;
-    before(async () => { server = await RedisServer.start() as RedisServer; });
-    after(async () => { await server.stop(); });
-    const setup = queueSetup(() => server);
+    const setup = store.setup();
+    const { onRedis, onPostgres } = setup;
     const encryption = { currentKeyId: 'k1', keys: { k1: randomBytes(32) } };
 
     it('fails a job holding another job\'s sealed item (with that job\'s call id), or pointed at another workflow, and runs its own', async () => {
@@ -56,21 +63,53 @@ if (findService(REDIS) === undefined) {
       expect(failures.sort()).to.deep.equal([second?.id, third?.id].sort().map((id) => `${String(id)}: This job's encrypted data does not open with key "k1": it was changed, or belongs to another job.`));
     });
 
-    /** Every message published on the queue's Redis, heard as anyone allowed to PSUBSCRIBE would hear it. */
-    async function everythingPublished(): Promise<{ published: string[]; subscriber: { destroy(): unknown } }> {
+    /**
+     * Every message sent on the reply channels: on Redis all that is published, heard as anyone allowed to PSUBSCRIBE
+     * would; on PostgreSQL every notification on the job's reply channel (read from the stored job, as a role that
+     * may read the jobs would) and the stored reply a notification names.
+     */
+    async function everythingPublished(): Promise<Transit> {
       const published: string[] = [];
-      const subscriber = setup.redis.duplicate();
+      if (onPostgres !== undefined) return listenedOnPostgres(onPostgres, published);
+      const subscriber = (onRedis as QueueSetup).redis.duplicate();
       subscriber.on('error', () => undefined);
       await subscriber.connect();
       await subscriber.pSubscribe('*', (message) => { published.push(message); });
-      return { published, subscriber };
+      return { published, hear: async () => undefined, close: async () => { subscriber.destroy(); } };
     }
 
-    it('sends respond() answers over Redis pub/sub sealed, and the caller gets them as without encryption', async () => {
-      const { published, subscriber } = await everythingPublished();
+    async function listenedOnPostgres(postgres: PostgresSide, published: string[]): Promise<Transit> {
+      const listener = new pg.Client({ connectionString: postgres.server.url });
+      listener.on('error', () => undefined);
+      await listener.connect();
+      const heard = new Set<string>();
+      listener.on('notification', (notification) => {
+        const text = notification.payload ?? '';
+        // `=` and the message, or `#` and the id of the row that holds it (read before its listener takes it).
+        if (text.startsWith('=')) published.push(text.slice(1));
+        else void postgres.query<{ message: string }>('SELECT message FROM workflow_webhooks.queue_replies WHERE reply_id = $1', [text.slice(1)])
+          .then((rows) => { for (const row of rows) published.push(row.message); }, () => undefined);
+      });
+      return {
+        published,
+        async hear(jobId) {
+          const queue = setup.queue();
+          await queue.ready();
+          const channel = (await queue.bullQueue.getJob(jobId))?.data.replyTo;
+          if (typeof channel !== 'string' || heard.has(channel)) return;
+          heard.add(channel);
+          await listener.query(`LISTEN ${channel}`);
+        },
+        close: () => listener.end(),
+      };
+    }
+
+    it('sends respond() answers over the reply channel sealed, and the caller gets them as without encryption', async () => {
+      const { published, hear, close } = await everythingPublished();
       try {
         const queue = setup.queue({ encryption });
         setup.worker(async (run) => {
+          await hear(run.jobId);
           run.respond({ status: 202, body: { account: SECRET } });
           return { items: [] };
         }, { encryption });
@@ -80,16 +119,17 @@ if (findService(REDIS) === undefined) {
         for (const message of published) expect(message).to.not.include(SECRET);
         expect(published.find((message) => message.includes('"respond"'))).to.include('"sealed"');
       } finally {
-        subscriber.destroy();
+        await close();
       }
     });
 
-    it('sends a failed run\'s message, code and hint over Redis pub/sub sealed, and the waiting caller still gets the error', async () => {
-      const { published, subscriber } = await everythingPublished();
+    it('sends a failed run\'s message, code and hint over the reply channel sealed, and the waiting caller still gets the error', async () => {
+      const { published, hear, close } = await everythingPublished();
       try {
         const queue = setup.queue({ encryption, attempts: 1 });
         // The executor's own error quotes what it read; a result the library judges fails with its code and hint.
         setup.worker(async (run) => {
+          await hear(run.jobId);
           const { body } = run.items[0]?.json as { body: { judged?: boolean } };
           if (body.judged === true) return { items: [{ json: { account: SECRET } }, 'not an item'] } as never;
           throw new Error(`declined for ${SECRET}`);
@@ -107,9 +147,20 @@ if (findService(REDIS) === undefined) {
           for (const clear of [SECRET, 'declined', 'WORKFLOW_INVALID_RESULT', 'Output item', 'Each item must']) expect(message).to.not.include(clear);
         }
       } finally {
-        subscriber.destroy();
+        await close();
       }
     });
+
+    /** The test's jobs as the store keeps them: Redis's hashes, PostgreSQL's rows. */
+    async function storedJobs(): Promise<string[]> {
+      if (onPostgres !== undefined) return (await onPostgres.query<{ row: string }>('SELECT t::text AS row FROM bullmq.job t WHERE queue = $1', [setup.name])).map(({ row }) => row);
+      const { redis } = onRedis as QueueSetup;
+      const stored: string[] = [];
+      for (const key of await redis.keys(`bull:${setup.name}:*`)) {
+        if (await redis.type(key) === 'hash') stored.push(JSON.stringify(await redis.hGetAll(key)));
+      }
+      return stored;
+    }
 
     it('keeps an HMAC of an idempotent call\'s body, never its plain SHA-256, and still tells a retry from another body', async () => {
       const queue = setup.queue({ encryption });
@@ -121,11 +172,7 @@ if (findService(REDIS) === undefined) {
       const plain = bodyFingerprint({ json: { body: pin } } as unknown as Item);
       expect(job?.data.fingerprint).to.match(/^k1:[\w-]{43}$/);
       expect(job?.data.fingerprint).to.not.include(plain);
-      const stored: string[] = [];
-      for (const key of await setup.redis.keys(`bull:${setup.name}:*`)) {
-        if (await setup.redis.type(key) === 'hash') stored.push(JSON.stringify(await setup.redis.hGetAll(key)));
-      }
-      expect(stored.join('\n')).to.not.include(plain);
+      expect((await storedJobs()).join('\n')).to.not.include(plain);
       await request(app).post(`${BASE}/webhook/in`).set('idempotency-key', 'order-1').send(pin).expect(200);
       const other = await request(app).post(`${BASE}/webhook/in`).set('idempotency-key', 'order-1').send({ pin: '4712' }).expect(422);
       expect(other.body.code).to.equal('IDEMPOTENCY_KEY_REUSED');

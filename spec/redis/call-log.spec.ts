@@ -157,6 +157,7 @@ if (findService(REDIS) === undefined) {
           client: unreachable as unknown as RedisCallLogClient,
           logger: { error: (fields, message) => logged.push(`${message} / ${String(fields.message)}`), warn: () => undefined },
         });
+        closers.push(() => log.close());
         // Whatever reaches stderr meanwhile (console.error and console.warn write there too) is kept aside.
         const stderr: string[] = [];
         const write = process.stderr.write;
@@ -170,7 +171,6 @@ if (findService(REDIS) === undefined) {
         expect(stderr.filter((line) => /RedisCallLog|subscription/.test(line)), 'written to stderr').to.deep.equal([]);
         expect(logged).to.have.length.greaterThan(0);
         for (const line of logged) expect(line).to.match(/^workflow-webhooks\/redis: the RedisCallLog subscription failed; it reconnects by itself \/ \S/);
-        await log.close();
       });
 
       it('refuses options it cannot use, with a TypeError naming the option', () => {

@@ -9,6 +9,7 @@ import { REDIS } from '../support/redis-server.js';
 import { RedisClusterGroup } from '../support/redis-topologies.js';
 import { findService, markNotRun } from '../support/services.js';
 import { pathOf, SECRET } from '../support/waiting/app.js';
+import { closeAll, eachOf } from '../support/close-all.js';
 
 const SILENT = { error: (): void => undefined, warn: (): void => undefined };
 const PUBLIC = 'https://api.example.com';
@@ -89,12 +90,12 @@ if (findService(REDIS) === undefined) {
         return worker;
       }));
     });
-    after(async () => {
-      for (const worker of workers) await worker.close({ timeoutMs: 1000 });
-      for (const instance of instances) await instance.close();
-      for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
-      await group?.stop();
-    });
+    after(() => closeAll(
+      ...eachOf(workers, (worker) => worker.close({ timeoutMs: 1000 })),
+      ...eachOf(instances, (instance) => instance.close()),
+      ...eachOf(closers.splice(0).reverse(), (close) => close().catch(() => undefined)),
+      () => group?.stop(),
+    ));
     beforeEach(() => { ran.length = 0; });
 
     const call = (instance: number, path: string, body: object) => request(instances[instance]!.server).post(`/webhook/${path}`).send(body);

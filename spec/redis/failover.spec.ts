@@ -6,6 +6,7 @@ import { workflowOf } from '../support/registry-contract/fixture.js';
 import { REDIS } from '../support/redis-server.js';
 import { RedisClusterGroup, RedisSentinelGroup } from '../support/redis-topologies.js';
 import { findService, markNotRun } from '../support/services.js';
+import { closeAll } from '../support/close-all.js';
 
 type Closable = { destroy(): unknown };
 
@@ -32,12 +33,7 @@ if (findService(REDIS) === undefined) {
   describe('the Redis registry when the topology changes under it', function () {
     this.timeout(60_000);
     const opened: { registry: RedisWebhookRegistry; client: Closable }[] = [];
-    afterEach(async () => {
-      for (const { registry, client } of opened.splice(0)) {
-        await registry.close();
-        await client.destroy();
-      }
-    });
+    afterEach(() => closeAll(...opened.splice(0).flatMap(({ registry, client }) => [() => registry.close(), () => client.destroy()])));
 
     describe('behind Sentinel', () => {
       let group: RedisSentinelGroup;

@@ -12,6 +12,7 @@ import { ORDER_JSON_SCHEMA } from '../support/payload-schemas.js';
 import { eventually } from '../support/registry-contract/instances.js';
 import { REDIS, RedisServer } from '../support/redis-server.js';
 import { findService, markNotRun } from '../support/services.js';
+import { closeAll } from '../support/close-all.js';
 
 if (findService(REDIS) === undefined) {
   markNotRun('payload schemas through the Redis registry', REDIS);
@@ -21,13 +22,7 @@ if (findService(REDIS) === undefined) {
     let server: RedisServer;
     const opened: { registry: RedisWebhookRegistry; client: { destroy(): unknown } }[] = [];
     before(async () => { server = await RedisServer.start() as RedisServer; });
-    after(async () => {
-      for (const { registry, client } of opened.splice(0)) {
-        await registry.close();
-        client.destroy();
-      }
-      await server.stop();
-    });
+    after(() => closeAll(...opened.splice(0).flatMap(({ registry, client }) => [() => registry.close(), () => client.destroy()]), () => server?.stop()));
 
     function instance(): RedisWebhookRegistry {
       const client = createClient({ url: `redis://127.0.0.1:${server.port}` });

@@ -2,16 +2,15 @@
  * Rate limits shared by three instances of a backend, each a process of its own, on one redis-server: together they
  * let exactly `limit` calls through per window, however the calls spread over them, also under a load of a few
  * thousand calls a second; keyed by caller address, each caller has its own budget everywhere; Redis holds digests
- * and counts only; and with Redis gone, each instance keeps limiting on its own until Redis is back.
+ * and counts only. With the store gone or frozen, each instance keeps limiting on its own until it is back: on every
+ * shared store, in spec/webhooks/rate-limit/store-away.spec.ts.
  */
 import { expect } from 'chai';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { createClient } from 'redis';
-import { createWebhookMiddleware, type WorkflowWebhooks } from 'workflow-webhooks';
-import { RedisWebhookRegistry } from 'workflow-webhooks/redis';
+import type { WorkflowWebhooks } from 'workflow-webhooks';
 import { clusterOfProcesses, type Cluster } from '../support/instances/cluster.js';
 import { eventually } from '../support/registry-contract/instances.js';
-import { listen } from '../support/raw-http.js';
 import { shortenRateWindows } from '../support/redis/rate-windows.js';
 import { REDIS, RedisServer } from '../support/redis-server.js';
 import { findService, markNotRun } from '../support/services.js';
@@ -170,60 +169,6 @@ if (findService(REDIS) === undefined) {
         expect(names.join()).to.not.include(key).and.not.include('127.0.0.1');
       } finally {
         client.destroy();
-      }
-    });
-  });
-
-  describe('rate limits while Redis is away, three instances in one process', function () {
-    this.timeout(30_000);
-
-    it('keeps limiting: each instance counts its own calls until Redis answers again, told once to the logger, and Redis counts for all once back', async () => {
-      const server = await RedisServer.start() as RedisServer;
-      const warnings: string[] = [];
-      const parts = await Promise.all([0, 1, 2].map(async () => {
-        const client = createClient({ url: server.url });
-        client.on('error', () => undefined);
-        const registry = new RedisWebhookRegistry({ client, prefix: `away-${process.pid}:`, commandTimeoutMs: 300, onEvent: () => undefined });
-        await registry.ready();
-        const middleware = createWebhookMiddleware(registry, () => ({ items: [{ json: {} }] }), {
-          logger: { warn: (_fields, message) => warnings.push(String(message)), error: () => undefined },
-        });
-        const running = await listen((req, res) => middleware(req, res, () => { res.statusCode = 404; res.end(); }));
-        return { client, registry, running, url: `http://127.0.0.1:${running.port}/webhook/orders` };
-      }));
-      try {
-        await parts[0]?.registry.activate(limited('orders', 'orders', { limit: 2, windowMs: 60_000 }));
-        for (const part of parts) await eventually(async () => (await call(part.url, { method: 'GET' })).status === 405, 3000);
-        await server.kill();
-        const statuses = [];
-        for (const part of parts) statuses.push([(await call(part.url)).status, (await call(part.url)).status, (await call(part.url)).status]);
-        expect(statuses).to.deep.equal([[200, 200, 429], [200, 200, 429], [200, 200, 429]]);
-        expect(warnings.filter((message) => message.includes('each instance counts its own calls'))).to.have.length(3);
-        await server.restart();
-        // Each instance finds Redis back through a call of its own, counted in the instance at once and asked of Redis
-        // in the background; Redis' answer hands the counting back.
-        const back = (): number => warnings.filter((message) => message.startsWith('workflow-webhooks: the registry counts rate limits again')).length;
-        await eventually(async () => {
-          await Promise.all(parts.map((part) => call(part.url)));
-          return back() === 3;
-        }, 10_000);
-        // Redis counts for all again: with its budget opened afresh, the three (each spent in its own count) take 2 calls.
-        const client = createClient({ url: server.url });
-        client.on('error', () => undefined);
-        await client.connect();
-        await client.del(await client.keys(`away-${process.pid}:rate*`));
-        client.destroy();
-        expect((await call(parts[0]?.url as string)).headers.ratelimit).to.equal('"address-60s";r=1;t=60');
-        expect((await call(parts[1]?.url as string)).headers.ratelimit).to.equal('"address-60s";r=0;t=60');
-        expect((await call(parts[2]?.url as string)).status).to.equal(429);
-        expect(back()).to.equal(3);
-      } finally {
-        for (const part of parts) {
-          await part.registry.close();
-          await part.running.close();
-          part.client.destroy();
-        }
-        await server.stop();
       }
     });
   });

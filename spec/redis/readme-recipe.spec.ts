@@ -7,6 +7,7 @@ import { eventually } from '../support/registry-contract/instances.js';
 import { REDIS, RedisServer } from '../support/redis-server.js';
 import { compileErrors, docBlock } from '../support/readme/blocks.js';
 import { findService, markNotRun } from '../support/services.js';
+import { closeAll, eachOf } from '../support/close-all.js';
 
 const INSTANCE = fileURLToPath(new URL('../support/redis/readme-instance.ts', import.meta.url));
 
@@ -62,10 +63,7 @@ if (findService(REDIS) === undefined) {
     }
 
     beforeEach(async () => { server = await RedisServer.start() as RedisServer; });
-    afterEach(async () => {
-      for (const child of children.splice(0)) child.kill('SIGKILL');
-      await server.stop();
-    });
+    afterEach(() => closeAll(...eachOf(children.splice(0), (child) => child.kill('SIGKILL')), () => server?.stop()));
 
     it('keeps the instance alive and serving from memory while Redis is gone, and after it comes back empty', async () => {
       const instance = await start();

@@ -13,6 +13,7 @@ import { RedisWebhookRegistry } from 'workflow-webhooks/redis';
 import { eventually } from '../support/registry-contract/instances.js';
 import { REDIS, RedisServer } from '../support/redis-server.js';
 import { findService, markNotRun } from '../support/services.js';
+import { closeAll, eachOf } from '../support/close-all.js';
 
 const SIGNUP: WorkflowWebhooks = {
   workflowId: 'signup',
@@ -79,7 +80,7 @@ if (findService(REDIS) === undefined) {
       const prefix = `relayed-${Date.now()}:`;
       instances = [await instance(prefix), await instance(prefix)];
     });
-    afterEach(async () => { for (const each of instances.splice(0)) await each.stop(); });
+    afterEach(() => closeAll(...eachOf(instances.splice(0), (each) => each.stop())));
 
     it('is plain data: JSON.stringify() and res.json() write the run with its item and the output', async () => {
       const [a, b] = instances as [Instance, Instance];

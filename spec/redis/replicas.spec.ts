@@ -12,6 +12,7 @@ import { RedisReplicaPair } from '../support/redis-replica.js';
 import { RedisClusterGroup, RedisSentinelGroup } from '../support/redis-topologies.js';
 import { REDIS, RedisServer } from '../support/redis-server.js';
 import { findService, markNotRun } from '../support/services.js';
+import { closeAll } from '../support/close-all.js';
 
 const QUIET = { onEvent: (): void => undefined };
 
@@ -73,11 +74,7 @@ if (findService(REDIS) === undefined) {
         await made.connect();
       }
     });
-    after(async () => {
-      client.destroy();
-      replica.destroy();
-      await pair.stop();
-    });
+    after(() => closeAll(() => client?.destroy(), () => replica?.destroy(), () => pair?.stop()));
     beforeEach(() => { prefix = `replicas-${Math.random().toString(36).slice(2, 8)}:`; });
     afterEach(async () => {
       pair.resumeReplica();
@@ -156,10 +153,7 @@ if (findService(REDIS) === undefined) {
       client.on('error', () => undefined);
       await client.connect();
     });
-    after(async () => {
-      client.destroy();
-      await server.stop();
-    });
+    after(() => closeAll(() => client?.destroy(), () => server?.stop()));
 
     it('warns at ready() through the host\'s logger, and refuses a change saying the primary has no replica (not that a wait ran out)', async () => {
       const warnings: Array<[object, string | undefined]> = [];

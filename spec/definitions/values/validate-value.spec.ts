@@ -153,6 +153,12 @@ describe('validateParameters()', () => {
     ]);
   });
 
+  it('escapes ~ and / in the names on an issue\'s path, as a JSON pointer must: a/b~c is a~1b~0c', () => {
+    const named = (name: string) => ({ displayName: name, name, type: 'number', default: 1, typeOptions: { maxValue: 5 } });
+    const extras = [{ displayName: 'Extras', name: 'x~y', type: 'collection', default: {}, options: [named('a/b~c'), named('~1')] }];
+    expect(validateParameters(extras, { 'x~y': { 'a/b~c': 9, '~1': 9 } }).map((i) => i.path)).to.deep.equal(['/x~0y/a~1b~0c', '/x~0y/~01']);
+  });
+
   it('shows a parameter whose condition reads an expression (only known at run time)', () => {
     expect(validateParameters(definitions, { resource: '={{ $json.kind }}' }, { version: 2 }).map((i) => i.path)).to.deep.equal(['/fileName']);
   });

@@ -9,6 +9,7 @@ import { describeBinaryStoreContract } from '../../support/queue/store-contract.
 import { freshName, openSpecLink, type SpecLink } from '../../support/queue/postgres-link.js';
 import { findService, markNotRun } from '../../support/services.js';
 import { makeTempDir, type TempDir } from '../../support/temp-dir.js';
+import { closeAll } from '../../support/close-all.js';
 
 if (findService(POSTGRES) === undefined) {
   markNotRun('the PostgreSQL binary store', POSTGRES);
@@ -28,11 +29,7 @@ if (findService(POSTGRES) === undefined) {
       opened = await openSpecLink(server.url, schema);
       dir = makeTempDir();
     });
-    after(async () => {
-      dir.remove();
-      await opened.close();
-      await admin.end();
-    });
+    after(() => closeAll(() => dir?.remove(), () => opened?.close(), () => admin?.end()));
 
     // The store gets what a queue gives it: statements on the queue's pool, in the library's schema.
     describeBinaryStoreContract('PostgreSQL', (maxBytes) => {

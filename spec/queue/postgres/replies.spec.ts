@@ -3,6 +3,7 @@ import pg from 'pg';
 import { POSTGRES, sharedPostgres, type PostgresServer } from '../../support/postgres-server.js';
 import { freshName, openSpecLink, type SpecLink } from '../../support/queue/postgres-link.js';
 import { findService, markNotRun } from '../../support/services.js';
+import { closeAll } from '../../support/close-all.js';
 
 if (findService(POSTGRES) === undefined) {
   markNotRun('queue mode\'s PostgreSQL reply channel', POSTGRES);
@@ -27,11 +28,7 @@ if (findService(POSTGRES) === undefined) {
       channel = web.link.replyChannel('instance "one"; DROP TABLE x');
       await web.link.listen(channel, (text) => heard.push(text), () => { resumed += 1; });
     });
-    after(async () => {
-      await worker.close();
-      await web.close();
-      await admin.end();
-    });
+    after(() => closeAll(() => worker?.close(), () => web?.close(), () => admin?.end()));
     beforeEach(() => { heard.length = 0; });
 
     it('names each instance\'s channel as a plain identifier, whatever the instance id holds', () => {

@@ -6,6 +6,7 @@ import { queueSweep } from '../../../lib/queue/postgres/sweeper.js';
 import { POSTGRES, sharedPostgres, type PostgresServer } from '../../support/postgres-server.js';
 import { freshName, openSpecLink, type SpecLink } from '../../support/queue/postgres-link.js';
 import { findService, markNotRun } from '../../support/services.js';
+import { closeAll } from '../../support/close-all.js';
 
 const TABLES = ['queue_claims', 'queue_refused', 'queue_replies', 'queue_files', 'queue_file_chunks'];
 
@@ -26,10 +27,7 @@ if (findService(POSTGRES) === undefined) {
       pool = new pg.Pool({ connectionString: server.url, max: 4 });
       opened = await openSpecLink(server.url, schema);
     });
-    after(async () => {
-      await opened.close();
-      await pool.end();
-    });
+    after(() => closeAll(() => opened?.close(), () => pool?.end()));
 
     it('removes claims, refusal marks, unread replies and files once expired, nothing that still stands, one sweeper at a time', async () => {
       const { link, clock } = opened;

@@ -27,7 +27,11 @@ if (findService(REDIS) === undefined) {
         // SET refused for a moment: every write of a mark fails meanwhile, with Redis's own refusal.
         await admin.sendCommand(['ACL', 'SETUSER', 'default', '-set']);
         link.markRefused('store-kept', 60_000);
-        await new Promise((resolve) => setTimeout(resolve, 400));
+        // The mark's write was tried and refused once Redis's ACL log holds the denied SET.
+        // (An entry is a map or, in RESP2, a flat list of names and values.)
+        const deniedSet = async (): Promise<boolean> => /"object"[:,]"set"/.test(JSON.stringify(await admin.sendCommand(['ACL', 'LOG'])));
+        for (let tries = 0; tries < 250 && !(await deniedSet()); tries += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(await deniedSet(), 'the mark\'s write refused by Redis').to.equal(true);
         expect(await admin.sendCommand(['EXISTS', key])).to.equal(0);
         await admin.sendCommand(['ACL', 'SETUSER', 'default', '+set']);
         for (let tries = 0; tries < 100 && await admin.sendCommand(['EXISTS', key]) as number === 0; tries += 1) {

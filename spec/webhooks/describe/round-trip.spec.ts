@@ -20,6 +20,7 @@ import { findService, markNotRun } from '../../support/services.js';
 import { eventually } from '../../support/registry-contract/instances.js';
 import { bodyTypesOf, callAsDescribed, expectAsDescribed, operationsOf, urlOf } from './fixtures/call-as-described.js';
 import { credentialOf, EVERY_NODE, everyNodeExecutor } from './fixtures/every-node.js';
+import { closeAll } from '../../support/close-all.js';
 
 interface Registries {
   /** Where the workflows are activated. */
@@ -56,10 +57,7 @@ function describeRoundTrip(name: string, open: () => Promise<Registries>): void 
       document = await response.json() as OpenApiDocument;
     });
 
-    after(async () => {
-      await new Promise((resolve) => server.close(resolve));
-      await registries.close();
-    });
+    after(() => closeAll(() => new Promise((resolve) => server.close(resolve)), () => registries?.close()));
 
     it('validates with @readme/openapi-parser as OpenAPI 3.1', async () => {
       const result = await validate(structuredClone(document) as never);

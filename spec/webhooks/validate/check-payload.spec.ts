@@ -66,4 +66,35 @@ describe('the validate stage', () => {
     expect(checkPayload(queryOnly, queryOnly.schemas ?? {}, parts(undefined, query), new Map(), units)).to.equal(undefined);
     expect(refusal(() => checkPayload(webhook, webhook.schemas ?? {}, parts(body, query), new Map(), units)).code).to.equal('PAYLOAD_TOO_COSTLY');
   });
+
+  it('points the 422 at a property named a/b~c as /a~1b~0c, whether it is wrong or missing', () => {
+    const named = { type: 'object', required: ['a/b~c', '~1'], properties: { 'a/b~c': { type: 'integer' }, '~1': { type: 'integer' } } };
+    const webhook = webhookWith({ body: named });
+    expect(refusal(() => checkPayload(webhook, webhook.schemas ?? {}, parts({ 'a/b~c': 'x' }), new Map(), 1e6)).errors).to.deep.equal([
+      { path: '/body/~01', message: 'is required' },
+      { path: '/body/a~1b~0c', message: 'must be integer' },
+    ]);
+  });
+
+  it('cuts from the 422 a value a validator printed bare, found by its plain-key path alone, in the body and the query', () => {
+    // A stub validator as a host may write one: its issues carry no `input`, and their paths are plain keys.
+    const bare: StandardSchema = {
+      '~standard': {
+        version: 1, vendor: 'stub',
+        validate: (value) => {
+          const sent = value as { plan: string; meta?: { note: string } };
+          const issues = [{ message: `plan must be free or pro; got ${sent.plan}`, path: ['plan'] }];
+          if (sent.meta !== undefined) issues.push({ message: `note too long: ${sent.meta.note}`, path: ['meta', 'note'] });
+          return { issues };
+        },
+      },
+    };
+    const webhook = webhookWith({ body: 'bare', query: 'bare' });
+    const call = parts({ plan: 'sk_live_body', meta: { note: 'sk_live_note' } }, { plan: 'sk_live_query' });
+    expect(refusal(() => checkPayload(webhook, webhook.schemas ?? {}, call, new Map([['bare', bare]]), 1e6)).errors).to.deep.equal([
+      { path: '/body/plan', message: 'plan must be free or pro; got (the value sent)' },
+      { path: '/body/meta/note', message: 'note too long: (the value sent)' },
+      { path: '/query/plan', message: 'plan must be free or pro; got (the value sent)' },
+    ]);
+  });
 });

@@ -1,21 +1,35 @@
+/**
+ * Waiting webhooks in queue mode, on each queue store (one redis-server, PostgreSQL): a resume call is queued like any
+ * other, and a resume call the queue refuses gives the wait back, so a retry resumes the run.
+ */
 import { expect } from 'chai';
 import request from 'supertest';
 import { MemoryWebhookRegistry } from 'workflow-webhooks';
 import type { QueuedWebhookRun } from 'workflow-webhooks/queue';
-import { BASE, queueSetup } from '../../support/queue/setup.js';
-import { RedisServer, REDIS } from '../../support/redis-server.js';
-import { findService, markNotRun } from '../../support/services.js';
+import { BASE, type QueueSetup } from '../../support/queue/setup.js';
+import { QUEUE_STORES, queueStores } from '../../support/queue/stores.js';
 import { pathOf, SECRET } from '../../support/waiting/app.js';
 
-if (findService(REDIS) === undefined) {
-  markNotRun('waiting webhooks in queue mode', REDIS);
-} else {
-  describe('waiting webhooks in queue mode', function () {
+// How a resume is queued does not depend on Redis's topology: one redis-server, and PostgreSQL.
+const STORES = QUEUE_STORES.filter((store) => store.name === 'one redis-server' || store.name === 'PostgreSQL');
+
+for (const store of queueStores('waiting webhooks in queue mode', STORES)) {
+  describe(`waiting webhooks in queue mode on ${store.name}`, function () {
     this.timeout(20_000);
-    let server: RedisServer;
-    before(async () => { server = await RedisServer.start() as RedisServer; });
-    after(async () => { await server.stop(); });
-    const setup = queueSetup(() => server);
+    const setup = store.setup();
+    const { onRedis, onPostgres } = setup;
+
+    /** Runs `during` while the store takes no job: Redis paused for writes, or PostgreSQL's job table locked. */
+    async function takingNoJob<T>(during: () => Promise<T>): Promise<T> {
+      if (onPostgres !== undefined) return onPostgres.locked(['bullmq.job'], during);
+      const { redis } = onRedis as QueueSetup;
+      await redis.sendCommand(['CLIENT', 'PAUSE', '1000', 'WRITE']);
+      try {
+        return await during();
+      } finally {
+        await redis.sendCommand(['CLIENT', 'UNPAUSE']);
+      }
+    }
 
     it('queues the run a call resumes like any other, and the worker\'s run reads the state it suspended with', async () => {
       const registry = new MemoryWebhookRegistry();
@@ -38,7 +52,7 @@ if (findService(REDIS) === undefined) {
       expect((await request(app).post(pathOf(started.body.resumeUrl)).send({})).body.code).to.equal('WAIT_RUN_FINISHED');
     });
 
-    /** A suspended approval run in queue mode; its queue refuses files over 64 bytes and waits 300 ms for Redis. */
+    /** A suspended approval run in queue mode; its queue refuses files over 64 bytes and waits 300 ms for its store. */
     async function suspendedApproval() {
       const registry = new MemoryWebhookRegistry();
       await registry.activate({ workflowId: 'approval', nodes: [{ name: 'Webhook', parameters: { path: 'start', httpMethod: 'POST', responseMode: 'lastNode' } }] });
@@ -49,6 +63,8 @@ if (findService(REDIS) === undefined) {
         return { items: [{ json: { resumeUrl: suspended.resumeUrl } }] };
       }, { waiting: { registry, waitingSecret: SECRET, publicUrl: 'https://api.example.com/hooks' } });
       const app = setup.app(registry, queue, { waitingSecret: SECRET });
+      // Its store reached first: the 300 ms are for the resume call, not for a first connection on a loaded machine.
+      await queue.ready();
       const started = await request(app).post(`${BASE}/webhook/start`).send({}).expect(200);
       return { app, resume: pathOf(started.body.resumeUrl as string) };
     }
@@ -61,12 +77,10 @@ if (findService(REDIS) === undefined) {
       expect(resumed.body).to.deep.equal({ decision: { approved: true } });
     });
 
-    it('gives the wait back when Redis does not take the resume call in time (503), so a retry resumes the run', async () => {
+    it(`gives the wait back when ${onPostgres === undefined ? 'Redis' : 'PostgreSQL'} does not take the resume call in time (503), so a retry resumes the run`, async () => {
       const { app, resume } = await suspendedApproval();
-      await setup.redis.sendCommand(['CLIENT', 'PAUSE', '1000', 'WRITE']);
-      const refused = await request(app).post(resume).send({ approved: 'first try' }).expect(503);
-      expect(refused.body.code).to.equal('QUEUE_UNAVAILABLE');
-      await setup.redis.sendCommand(['CLIENT', 'UNPAUSE']);
+      const refused = await takingNoJob(() => request(app).post(resume).send({ approved: 'first try' }));
+      expect([refused.status, refused.body.code]).to.deep.equal([503, 'QUEUE_UNAVAILABLE']);
       const resumed = await request(app).post(resume).send({ approved: true }).expect(200);
       expect(resumed.body).to.deep.equal({ decision: { approved: true } });
     });

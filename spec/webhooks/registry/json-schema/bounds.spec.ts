@@ -40,6 +40,12 @@ describe('what refuses a schema before it is compiled', () => {
     expect(refusal({ description: '{'.repeat(100) + '[\\"'.repeat(50), title: ']}"'.repeat(40) })).to.equal(undefined);
   });
 
+  it('takes a schema 32 levels deep, as docs/payload-schemas.md promises, and refuses 33', () => {
+    // Counted here without the bound's constant, so a bound moved either way is seen.
+    expect(refusal(nested(32))).to.equal(undefined);
+    expect(refusal(nested(33))).to.equal('nests deeper than 32 levels');
+  });
+
   it('refuses an object holding more subschemas side by side than ajv can nest, naming it, but not its stored definitions', () => {
     const properties = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`p${index}`, {}]));
     expect(refusal({ type: 'object', properties: properties(MAX_SIDE_BY_SIDE) })).to.equal(undefined);
