@@ -3,8 +3,9 @@
  * guard verified, or a header's value), as a digest. The caller's value is never kept or sent anywhere: a header key
  * may be an API key, and a caller address is personal data, so only a truncated digest of it reaches the store,
  * bound to the address and policy: an HMAC under the deployment's digest key when one is configured, since an
- * unkeyed SHA-256 of an IPv4 address is undone by trying all 2^32 of them (seconds). A header is counted by what it means, not by how it is spelt: the header the
- * guard checked by the caller it verified (the Basic user, the JWT's subject), any other by its normalised value.
+ * unkeyed SHA-256 of an IPv4 address is undone by trying all 2^32 of them (seconds). A header is counted by what it
+ * means, not by how it is spelt: the header the guard checked by the caller it verified (the Basic user, the JWT's
+ * subject), any other by its normalised value.
  */
 import { createHmac, hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
