@@ -19,6 +19,8 @@ import { LogReader } from './log-follower.js';
 import { resolvePostgresOptions, type PostgresWebhookRegistryOptions, type ResolvedPostgresOptions } from './options.js';
 import { openPool, PostgresLink, type PostgresPoolLike } from './pool.js';
 import { checkSchema, migrateSchema } from './schema.js';
+import { DIGEST_KEY_NAME, keptKey } from './deployment-keys.js';
+import { offeredKey, storedKey } from '../webhooks/registry/shared/deployment-key.js';
 import { checkSession } from './session-check.js';
 import { loadSnapshot } from './snapshot.js';
 import { registrySweep, type LockedSweep } from './sweeper.js';
@@ -126,9 +128,13 @@ export class PostgresWebhookRegistry extends StoreRegistry implements WebhookReg
     await this.#checkSession(pool);
     if (this.#options.migrate) await migrateSchema(this.#sessionLink, this.#options.schema);
     else await checkSchema(this.#link, this.#options.schema);
+    const { schema } = this.#options;
+    const digestKey = storedKey(await keptKey(this.#link, schema, DIGEST_KEY_NAME, offeredKey(this.digestKey())), 'PostgreSQL',
+      `the row '${DIGEST_KEY_NAME}' of ${schema}.deployment_keys`);
     const version = await this.#load();
     return {
       version,
+      digestKey,
       follow: () => {
         this.#reader = new LogReader(() => this.#sessionPool(), this.#log, this.#options.schema, this.#options.commandTimeoutMs, {
           apply: (entry) => this.#apply(entry),

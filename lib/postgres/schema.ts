@@ -112,8 +112,17 @@ BEGIN
 END $$;
 `;
 
+/**
+ * Version 3: keys the deployment keeps in its database, each written once by the first instance to load (the rate
+ * limits' digest key, name `rate-limit digest`). A table of its own, so that a role granted SELECT on `rate_budgets`
+ * alone cannot read the key that makes the budgets' names unmatchable.
+ */
+const V3 = `
+CREATE TABLE {S}.deployment_keys (name text PRIMARY KEY, key bytea NOT NULL);
+`;
+
 /** The migrations in order: index + 1 is the version each brings the schema to. Never edit one that shipped. */
-export const MIGRATIONS: readonly string[] = [V1, V2];
+export const MIGRATIONS: readonly string[] = [V1, V2, V3];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -6,6 +6,12 @@
 export interface RegistryKeys {
   /** String: a random id written when the store is first used; gone means Redis came back empty. */
   epoch: string;
+  /**
+   * String: the deployment's rate-limit digest key (base64), written by the first instance to load. Whoever may read
+   * it can match the rate budgets' names against guessed callers: an ACL that lets a role read `rate:*` need not
+   * give it this key.
+   */
+  digestKey: string;
   /** String: the number of the last change-log entry. */
   version: string;
   /** Stream: every change, in order, read by every instance. */
@@ -42,6 +48,7 @@ export interface RegistryKeys {
 export function registryKeys(prefix: string): RegistryKeys {
   return {
     epoch: `${prefix}epoch`,
+    digestKey: `${prefix}digest-key`,
     version: `${prefix}version`,
     log: `${prefix}log`,
     workflows: `${prefix}workflows`,

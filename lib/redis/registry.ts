@@ -15,10 +15,11 @@ import { RedisLink, unavailable } from './link.js';
 import { rememberMessageId } from './message-ids.js';
 import { LogReader, parseEntry, type LogEntry, type LogPosition } from './log-reader.js';
 import { resolveRedisOptions, type RedisWebhookRegistryOptions, type ResolvedRedisOptions } from './options.js';
-import { ACTIVATE, DEACTIVATE, ENSURE_EPOCH, type Script } from './scripts.js';
+import { ACTIVATE, DEACTIVATE, ENSURE_EPOCH_AND_KEY, type Script } from './scripts.js';
 import { loadSnapshot } from './snapshot.js';
 import type { SharedTestListens } from '../webhooks/registry/shared/test-listens.js';
 import { StoreRegistry, type StoreLoaded } from '../webhooks/registry/shared/store-registry.js';
+import { offeredKey, storedKey } from '../webhooks/registry/shared/deployment-key.js';
 import { listenChange, redisListenStore } from './listen-store.js';
 import { RegistryReplicas } from './registry-replicas.js';
 import { RedisWaits } from './waits.js';
@@ -96,12 +97,13 @@ export class RedisWebhookRegistry extends StoreRegistry implements WebhookRegist
     // Once, however many tries loading takes.
     if (!this.#warned) warnIfNoErrorListener(this.#options.client, 'RedisWebhookRegistry', (message) => this.#options.onEvent({ type: 'warning', code: 'missingErrorListener', message }));
     this.#warned = true;
-    this.#epoch = String(await this.#link.script(ENSURE_EPOCH, [this.#keys.epoch], [randomUUID()], 'starting the webhook registry'));
+    const digestKey = await this.#ensure('starting the webhook registry');
     const position = await this.#load(false);
     const shortfall = await this.#replicas.shortfall();
     if (shortfall !== undefined) this.#options.onEvent({ type: 'warning', code: 'tooFewReplicas', message: `RedisWebhookRegistry: ${shortfall}` });
     return {
       version: position.version,
+      digestKey,
       follow: () => {
         this.#reader = new LogReader(this.#options.client, { topology: this.#options.topology, key: this.#keys.log }, this.#options.commandTimeoutMs, {
           apply: (entry) => this.#apply(entry),
@@ -147,7 +149,7 @@ export class RedisWebhookRegistry extends StoreRegistry implements WebhookRegist
   #reset(): Promise<LogPosition> {
     this.#resetting ??= (async () => {
       this.#options.onEvent({ type: 'storeReset', workflows: this.production.workflows() });
-      this.#epoch = String(await this.#link.script(ENSURE_EPOCH, [this.#keys.epoch], [randomUUID()], 'adopting a new store'));
+      await this.#ensure('adopting a new store');
       const position = await this.#load(true);
       await this.#replayForKept(position);
       this.#options.onEvent({ type: 'resynced', reason: 'reset', version: position.version, workflows: this.production.size });
@@ -164,6 +166,17 @@ export class RedisWebhookRegistry extends StoreRegistry implements WebhookRegist
       const entry = parseEntry(id, flat);
       if (entry.fields.op === 'activate' || entry.fields.op === 'deactivate') await this.#apply(entry);
     }
+  }
+
+  /**
+   * Adopts the store's epoch, and resolves the deployment's digest key: both written by the first instance to ask. A
+   * store that came back empty is offered the key this instance holds, so the deployment keeps it.
+   */
+  async #ensure(doing: string): Promise<Buffer> {
+    const reply = await this.#link.script(ENSURE_EPOCH_AND_KEY, [this.#keys.epoch, this.#keys.digestKey],
+      [randomUUID(), offeredKey(this.digestKey()).toString('base64')], doing) as unknown[];
+    this.#epoch = String(reply[0]);
+    return storedKey(Buffer.from(String(reply[1] ?? ''), 'base64'), 'Redis', `the key ${this.#keys.digestKey}`);
   }
 
   async #checkEpoch(): Promise<LogPosition | undefined> {

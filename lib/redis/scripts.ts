@@ -152,5 +152,10 @@ return {
   redis.call('HGETALL', KEYS[5]),
 }`, false);
 
-/** KEYS[1] epoch; ARGV[1] a new id. The first instance to ask sets it; everyone gets the one that holds. */
-export const ENSURE_EPOCH = script(`redis.call('SET', KEYS[1], ARGV[1], 'NX')\nreturn redis.call('GET', KEYS[1])`, false);
+/**
+ * KEYS[1] epoch, KEYS[2] the digest key; ARGV[1] a new id, ARGV[2] a key (base64). The first instance to ask sets
+ * each; everyone gets the ones that hold.
+ */
+export const ENSURE_EPOCH_AND_KEY = script(`redis.call('SET', KEYS[1], ARGV[1], 'NX')
+redis.call('SET', KEYS[2], ARGV[2], 'NX')
+return {redis.call('GET', KEYS[1]), redis.call('GET', KEYS[2])}`, false);

@@ -69,6 +69,7 @@ if (findService(REDIS) === undefined) {
         keepsWaits: { withMaxWaiting: (maxWaiting) => open(`spec-${process.pid}-${(next += 1)}:`, maxWaiting) },
         countsRateLimits: true,
         addsRateLimitCalls: true,
+        keepsDigestKey: true,
         rateLimitClock: (registry, work) => work((ms) => shortenRateWindows(clients.get(registry)?.client as object, clients.get(registry)?.prefix as string, ms)),
       });
     });

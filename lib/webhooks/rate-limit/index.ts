@@ -15,12 +15,15 @@ import type { RegisteredWebhook } from '../registry/contract.js';
 import type { AuthOutcome } from '../guards/authenticate.js';
 import type { RequestTarget } from '../request/target.js';
 import type { PendingSignature } from '../guards/signature.js';
-import { callerBudget, type CallerKeySettings, type Digest } from './caller-key.js';
+import { callerBudget, keyedDigest, type CallerKeySettings, type Digest } from './caller-key.js';
 import { limitField, policyField, rateLimited } from './fields.js';
 import type { RateLimitStore } from './store.js';
 
 export interface RateLimitSettings extends CallerKeySettings {
+  /** The digest in force: under `rateLimit.digestKey` (or the key derived from `waitingSecret`), the store's key, or none. */
   digest: Digest;
+  /** The registry's `digestKey()`, asked once, at the first plan, when no key is configured; undefined once asked. */
+  storeKey: (() => Buffer | undefined) | undefined;
   /** Whether the logger was told that the digests are unkeyed (once; true from the start when a key is set). */
   unkeyedTold: boolean;
   /** Every address's limit when its workflow sets none (`rateLimit.default`). */
@@ -48,6 +51,7 @@ interface Plan {
 function planOf(webhook: RegisteredWebhook, policies: readonly ResolvedRateLimitPolicy[], settings: RateLimitSettings): Plan {
   let plan = settings.plans.get(webhook);
   if (plan !== undefined && plan.policies === policies) return plan;
+  if (settings.storeKey !== undefined) adoptStoreKey(settings);
   if (!settings.unkeyedTold && policies.some((policy) => policy.key !== 'address')) tellUnkeyed(settings);
   const scopes = policies.map((policy) => settings.digest(webhook.workflowId, webhook.method, webhook.path, policy.name, String(policy.windowMs), policy.key));
   const fixed = policies.every((policy) => policy.key === 'address')
@@ -56,6 +60,18 @@ function planOf(webhook: RegisteredWebhook, policies: readonly ResolvedRateLimit
   plan = { policies, fixed, scopes, policyField: policyField(policies), toldUnchecked: fixed !== undefined };
   settings.plans.set(webhook, plan);
   return plan;
+}
+
+/**
+ * The deployment's key kept by the registry's store, when it has one: read at the first plan, since a registry over a
+ * store serves no call before it has loaded it, and kept, so this instance's budgets never change names under it.
+ */
+function adoptStoreKey(settings: RateLimitSettings): void {
+  const key = settings.storeKey?.();
+  settings.storeKey = undefined;
+  if (!Buffer.isBuffer(key) || key.length < 32) return;
+  settings.digest = keyedDigest(key);
+  settings.unkeyedTold = true;
 }
 
 function chargeOf(policy: ResolvedRateLimitPolicy, scope: string, budget: string, maxKeys: number): RateLimitCharge {
@@ -127,7 +143,7 @@ function tellUnkeyed(settings: RateLimitSettings): void {
   settings.unkeyedTold = true;
   settings.logger.warn({ component: 'rate-limit' }, 'workflow-webhooks: rate limits per caller are stored under unkeyed digests of the '
     + 'caller\'s address or header value, which a reader of the store can undo by trying every IPv4 address. Set rateLimit.digestKey '
-    + '(or waitingSecret), at least 32 bytes, the same on every instance. Told once.');
+    + '(or waitingSecret), at least 32 bytes, the same on every instance, or use a registry that keeps a key (digestKey()). Told once.');
 }
 
 /** Ours after the host's own policies (a gateway's, say): both fields are lists, which may be joined with a comma. */

@@ -39,7 +39,8 @@ export interface RateLimitOptions {
   /**
    * The key the callers' budget names are digested under (HMAC-SHA-256) before they reach the store: at least 32
    * bytes, the same on every instance (instances with different keys count one caller apart). Default: a key derived
-   * from `waitingSecret` when it is set; without either, the digests are unkeyed SHA-256, which a reader of the store
+   * from `waitingSecret` when it is set; without either, the random key the registry's store keeps for the deployment
+   * (Redis, PostgreSQL: `digestKey()`); with none of them, the digests are unkeyed SHA-256, which a reader of the store
    * can match against every IPv4 address in seconds (docs/rate-limits.md).
    */
   digestKey?: string | Buffer;
@@ -97,11 +98,14 @@ export function resolveRateLimitOptions(value: RateLimitOptions | undefined, wai
 }
 
 export function rateLimitSettings(options: ResolvedRateLimitOptions, proxyHops: number, registry: WebhookRegistry, logger: WebhookLogger): RateLimitSettings {
+  const configured = options.digestKey;
   return {
     defaults: options.default, headers: options.headers, maxKeys: options.maxKeys, ipv6Prefix: options.ipv6Prefix, proxyHops,
-    digest: options.digestKey === undefined ? digest : keyedDigest(options.digestKey),
-    // The memory registry's budgets never leave the process: nobody reads them, so an unkeyed digest is no exposure.
-    unkeyedTold: options.digestKey !== undefined || registry instanceof MemoryWebhookRegistry,
+    digest: configured === undefined ? digest : keyedDigest(configured),
+    storeKey: configured === undefined ? registry.digestKey?.bind(registry) : undefined,
+    // Budgets counted in this process (the memory registry's, or a registry's without chargeRateLimits) never leave
+    // it: nobody reads them, so an unkeyed digest is no exposure.
+    unkeyedTold: configured !== undefined || registry instanceof MemoryWebhookRegistry || registry.chargeRateLimits === undefined,
     store: new RateLimitStore(registry, options.storeFailure, logger, options.maxPending), plans: new WeakMap(), logger,
   };
 }

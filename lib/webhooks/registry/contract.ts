@@ -172,6 +172,13 @@ export interface WebhookRegistry {
    */
   addRateLimitCalls?(charges: readonly RateLimitCharge[], calls: readonly number[]): Promise<void>;
   /**
+   * Optional, beside `chargeRateLimits`: the deployment's digest key (at least 32 bytes), kept by the store and the
+   * same for every instance over it, once the registry has loaded (undefined before). Without `rateLimit.digestKey`
+   * or `waitingSecret`, the middleware digests callers' budgets under it (read at its first limited call, and kept),
+   * so that a reader of the stored budgets cannot match them against guessed addresses or header values.
+   */
+  digestKey?(): Buffer | undefined;
+  /**
    * Optional, for waiting webhooks (`run.waitForCall()`, `run.suspend()`): stores a run's wait entry, or replaces it.
    * With `expect`, only when the stored entry has that status (resolves false when not). A new entry past the
    * registry's `maxWaiting` rejects with `TOO_MANY_WAITING`. Entries are gone at their `expiresAt`.

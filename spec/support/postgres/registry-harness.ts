@@ -37,6 +37,7 @@ export function postgresRegistryHarness(connection: () => Pick<PostgresWebhookRe
     keepsWaits: { withMaxWaiting: (maxWaiting) => open(freshSchema(), maxWaiting) },
     countsRateLimits: true,
     addsRateLimitCalls: true,
+    keepsDigestKey: true,
     // PostgreSQL measures a budget's window by its stored end against the database's clock: moving every end
     // sooner moves that clock on for the registry's schema.
     rateLimitClock: (registry, work) => work(async (ms) => {

@@ -34,6 +34,8 @@ export interface RegistryHarness {
   countsRateLimits?: boolean;
   /** The registry offers the optional `addRateLimitCalls` (calls counted without it, added when it counts again). */
   addsRateLimitCalls?: boolean;
+  /** The registry offers the optional `digestKey` (the deployment's rate-limit digest key, kept by its store). */
+  keepsDigestKey?: boolean;
   /**
    * With `countsRateLimits`: runs `work` with the clock the store measures its rate-limit windows by under the spec's
    * hand, so no window test waits for real time: `advance(ms)` ends every window of `registry` and its peers `ms`
@@ -94,6 +96,8 @@ export function runFor(webhook: RegisteredWebhook, body: unknown = { hello: 'wor
 export interface RegistryFixture {
   readonly registry: WebhookRegistry;
   peer(): Promise<WebhookRegistry>;
+  /** Another registry over a new, empty store of its own. */
+  another(): Promise<WebhookRegistry>;
   /** A registry over a store of its own that holds at most `maxWaiting` waits; fails the test when the harness keeps no waits. */
   withMaxWaiting(maxWaiting: number): Promise<WebhookRegistry>;
   /** The harness's rateLimitClock for the current registry; fails the test when the harness gives none. */
@@ -120,6 +124,11 @@ export function registryFixture(harness: RegistryHarness): RegistryFixture {
       const peer = await harness.peer(current);
       made.push(peer);
       return peer;
+    },
+    async another(): Promise<WebhookRegistry> {
+      const other = await harness.create();
+      made.push(other);
+      return other;
     },
     async withMaxWaiting(maxWaiting: number): Promise<WebhookRegistry> {
       if (harness.keepsWaits === undefined) throw new Error('this registry keeps no waits');

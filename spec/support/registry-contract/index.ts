@@ -14,6 +14,7 @@ import { describeRateLimits } from './rate-limits.js';
 import { describeTestListens } from './test-listens.js';
 import { describeTestWebhookListing, describeWaitListing } from './console-listings.js';
 import { describeWaits } from './waits.js';
+import { describeDigestKey } from './digest-key.js';
 
 export type { RegistryHarness } from './fixture.js';
 
@@ -246,6 +247,7 @@ export function describeRegistryContract(name: string, harness: RegistryHarness)
     if (harness.listsWaits === true) describeWaitListing(fixture);
     if (harness.keepsWaits !== undefined) describeWaits(fixture, harness.peer !== undefined);
     if (harness.countsRateLimits === true) describeRateLimits(fixture, harness.peer !== undefined, harness.addsRateLimitCalls === true);
+    if (harness.keepsDigestKey === true) describeDigestKey(fixture, harness.peer !== undefined);
   });
 }
 

@@ -46,10 +46,14 @@ export interface RegistryReadyOptions {
   timeoutMs?: number;
 }
 
-/** The store connected and loaded: the log version it stands at, and how to start following the log from there. */
+/**
+ * The store connected and loaded: the log version it stands at, how to start following the log from there, and the
+ * deployment's digest key the store keeps (deployment-key.ts).
+ */
 export interface StoreLoaded {
   version: number;
   follow: () => void;
+  digestKey: Buffer;
 }
 
 /** One entry of the store's change log, as the base applies it. */
@@ -79,6 +83,7 @@ export abstract class StoreRegistry {
   #state: 'new' | 'starting' | 'ready' | 'closed' = 'new';
   readonly #start: StartRetries<void>;
   #loading: Promise<void> | undefined;
+  #digestKey: Buffer | undefined;
 
   constructor(settings: StoreRegistrySettings) {
     this.#settings = settings;
@@ -148,6 +153,14 @@ export abstract class StoreRegistry {
 
   onWaitExpired(listener: WaitExpiredListener): () => void {
     return this.waits.onExpired(listener, (error) => this.report(error, 'removing expired waits'));
+  }
+
+  /**
+   * The deployment's rate-limit digest key, the same on every instance over this store, once loaded (undefined
+   * before); the first key loaded is kept, so that this instance's digests never change under its middleware.
+   */
+  digestKey(): Buffer | undefined {
+    return this.#digestKey;
   }
 
   health(): SharedStoreHealth {
@@ -238,9 +251,10 @@ export abstract class StoreRegistry {
   async #load(): Promise<void> {
     if (this.#state === 'closed') throw this.#closedError();
     this.#state = 'starting';
-    const { version, follow } = await this.connect();
+    const { version, follow, digestKey } = await this.connect();
     // close() may have come while loading.
     if ((this.#state as string) === 'closed') return;
+    this.#digestKey ??= digestKey;
     this.#state = 'ready';
     this.contact.record();
     follow();
