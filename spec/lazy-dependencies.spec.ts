@@ -40,7 +40,15 @@ const packages = () => {
   }
   return [...seen].sort();
 };
-const settle = () => new Promise((done) => setTimeout(done, 50));
+// The hooks' messages come in order: once a marker module's own resolution is heard, every earlier one has been.
+let marks = 0;
+const settle = async () => {
+  const marker = 'data:text/javascript,export{}//mark-' + (marks += 1);
+  await import(marker);
+  for (const until = Date.now() + 5000; !urls.has(marker); await new Promise((done) => setTimeout(done, 5))) {
+    if (Date.now() > until) throw new Error('the resolve hook never told of ' + marker);
+  }
+};
 await import('workflow-webhooks');
 const definitions = await import('workflow-webhooks/definitions');
 await import('workflow-webhooks/redis');

@@ -54,7 +54,7 @@ for (const host of CONSOLE_HOSTS) {
         console: { public: undefined, authorize: () => verdict, challenge: 'Basic realm="webhooks"' } as never,
       });
     });
-    after(() => app.close());
+    after(() => app?.close());
 
     it('answers every route 403 CONSOLE_FORBIDDEN when authorize says no, with nothing of the page in the answer', async () => {
       verdict = false;
@@ -89,7 +89,7 @@ for (const host of CONSOLE_HOSTS) {
 describe('a change to the console only from its own page', () => {
   let app: ConsoleApp;
   before(async () => { app = await startConsoleApp(); });
-  after(() => app.close());
+  after(() => app?.close());
 
   const listen = (headers: Record<string, string>): Promise<Response> => fetch(`${app.origin}${CONSOLE_BASE}/api/workflows/draft/listen`, {
     method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"timeoutMs":5000}',

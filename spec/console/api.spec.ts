@@ -23,7 +23,7 @@ for (const host of CONSOLE_HOSTS) {
       app = await startConsoleApp({ host });
       page = await consoleSession(app);
     });
-    afterEach(() => app.close());
+    afterEach(() => app?.close());
 
     it('lists production, test and waiting addresses with their full URL, methods, response mode and guards, naming credentials only', async () => {
       const draft = CONSOLE_WORKFLOWS.find((one) => one.workflowId === 'draft');
@@ -136,7 +136,7 @@ describe('what the console tells of a signed webhook and of a large captured fil
       nodes: [{ name: 'Webhook', parameters: { path: 'github', httpMethod: 'POST', authentication: 'signatureAuth' }, credentials: { signatureAuthApi: { id: '3', name: 'GitHub app' } } }],
     });
   });
-  after(() => app.close());
+  after(() => app?.close());
 
   it('names a signed node\'s scheme as the credentials resolver gives it, and never its secret', async () => {
     const page = await consoleSession(app);

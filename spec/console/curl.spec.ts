@@ -16,6 +16,7 @@ import { curlOf } from '../../lib/console/listen/curl.js';
 import { startConsoleApp, WEBHOOK_BASE, type ConsoleApp } from '../support/console-app.js';
 import { consoleSession, type ConsoleSession } from '../support/console-session.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { closeAll } from '../support/close-all.js';
 
 interface Received { method: string; url: string; headers: IncomingHttpHeaders; body: Buffer }
 
@@ -81,17 +82,14 @@ describe('the Copy-curl line of a captured call, run through sh and the real cur
     app = await startConsoleApp({ console: { webhookUrl: `http://127.0.0.1:${listener.port}${WEBHOOK_BASE}` } });
     page = await consoleSession(app);
   });
-  after(async () => {
-    await app.close();
-    await new Promise<void>((resolve) => listener.server.close(() => resolve()));
-  });
+  after(() => closeAll(() => app?.close(), () => (listener === undefined ? undefined : new Promise<void>((resolve) => listener.server.close(() => resolve())))));
   beforeEach(() => {
     dir = makeTempDir();
     writeFileSync(join(dir.path, 'secret.txt'), ADMIN_SECRET);
     writeFileSync(join(dir.path, 'admin-notes.txt'), ADMIN_SECRET);
     listener.received.length = 0;
   });
-  afterEach(() => dir.remove());
+  afterEach(() => dir?.remove());
 
   async function capturedCurl(body: Buffer, headers: Record<string, string>): Promise<string> {
     const stream = await page.events();

@@ -22,7 +22,7 @@ for (const host of CONSOLE_HOSTS) {
   describe(`HEAD of the console's event stream in ${host}`, () => {
     let app: ConsoleApp;
     before(async () => { app = await startConsoleApp({ host }); });
-    after(() => app.close());
+    after(() => app?.close());
 
     it('answers with the stream\'s headers and ends the answer, instead of leaving the client waiting', async () => {
       const answer = await rawExchange(app.origin, `HEAD ${CONSOLE_BASE}/api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);

@@ -26,7 +26,7 @@ describe('the console with payload schemas', () => {
     app = await startConsoleApp({ console: { workflows: new Map([[CHECKED.workflowId, CHECKED]]) } });
     page = await consoleSession(app);
   });
-  afterEach(() => app.close());
+  afterEach(() => app?.close());
 
   it('shows a refused test call on the listen with its errors, and the listen captures the next call that matches', async () => {
     const stream = await page.events();

@@ -25,7 +25,7 @@ describe('the console shows rate limits and their refusals', () => {
     app = await startConsoleApp({ registry, middleware: { rateLimit: { default: { limit: 50, windowMs: 1000 } } } });
     page = await consoleSession(app);
   });
-  afterEach(() => app.close());
+  afterEach(() => app?.close());
 
   it('lists each limited production address\'s policies and how many recent calls it refused, none on a test or waiting address, and each refusal as a recent call', async () => {
     const statuses = [];

@@ -52,7 +52,7 @@ describe('the console guide\'s code, run as printed', function () {
   describe('with a password', () => {
     let started: { app: Express; middleware: WebhookMiddleware };
     before(async () => { started = await start({ CONSOLE_PASSWORD: PASSWORD }); });
-    after(() => started.middleware.close());
+    after(() => started?.middleware.close());
 
     it('answers 401 with the challenge without credentials, with an empty password and with a wrong one', async () => {
       for (const authorization of [undefined, basic('admin:'), basic(`admin:${PASSWORD.slice(0, -1)}`), basic(`root:${PASSWORD}`), 'Basic']) {

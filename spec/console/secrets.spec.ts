@@ -38,7 +38,7 @@ for (const host of CONSOLE_HOSTS) {
       });
       page = await consoleSession(app);
     });
-    after(() => app.close());
+    after(() => app?.close());
 
     async function capture(guard: Guard): Promise<Captured> {
       const jwt = guard === 'jwt' ? await signedJwt() : '';

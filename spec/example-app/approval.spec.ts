@@ -15,7 +15,9 @@ describe('example-app: the approval pattern, end to end', () => {
     server = createServer(await createOrdersApp());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   });
-  after(async () => { await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }); });
+  after(async () => {
+    if (server !== undefined) await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+  });
 
   it('records an expense, answers with its approval link, applies the click, and tells a second click why not', async () => {
     const created = await request(server).post('/api/automation/webhook/expenses').send({ amount: 120, for: 'Team lunch' }).expect(200);
@@ -48,8 +50,8 @@ describe('example-app: the waiting guide\'s approval recipe, run through sh and 
     writeFileSync(join(home, '.curlrc'), `connect-to = "127.0.0.1:3000:127.0.0.1:${(server.address() as AddressInfo).port}"\n`);
   });
   after(async () => {
-    await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
-    rmSync(home, { recursive: true, force: true });
+    if (server !== undefined) await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+    if (home !== undefined) rmSync(home, { recursive: true, force: true });
   });
 
   const shell = (script: string): Promise<string> => new Promise((resolve, reject) => {

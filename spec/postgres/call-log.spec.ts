@@ -20,7 +20,7 @@ if (findService(POSTGRES) === undefined) {
       pool = new pg.Pool({ connectionString: server.url, max: 10 });
       pool.on('error', () => undefined);
     });
-    after(async () => { await pool.end(); });
+    after(async () => { await pool?.end(); });
 
     describeCallLogContract(TITLE, async () => {
       const schema = `calls_${process.pid}_${(next += 1)}`;
@@ -78,24 +78,36 @@ if (findService(POSTGRES) !== undefined) {
 
     it('tells the outage once however many tries it takes, and hears calls once the database is back', async () => {
       const errors: Error[] = [];
-      const log = new PostgresCallLog({ connectionString: server.url, schema: 'calls_down', onError: (error) => errors.push(error) });
+      // Each try makes a client for a new connection: counted, they show the tries made while the database is away.
+      let connects = 0;
+      class CountedClient extends pg.Client {
+        constructor(config?: string | pg.ClientConfig) {
+          super(config);
+          connects += 1;
+        }
+      }
+      const pool = new pg.Pool({ connectionString: server.url, max: 2, Client: CountedClient });
+      pool.on('error', () => undefined);
+      const log = new PostgresCallLog({ pool, schema: 'calls_down', onError: (error) => errors.push(error) });
       try {
         const heard = new Promise<string>((resolve) => { log.subscribe((call) => resolve(call.callId)); });
-        // Tried again every half second meanwhile: four tries or so, one error.
-        await new Promise((resolve) => setTimeout(resolve, 2000));
+        const until = Date.now() + 10_000;
+        while (connects < 4 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(connects, 'tries while the database is away').to.be.at.least(4);
         expect(errors.map((error) => error.message.startsWith('workflow-webhooks/postgres: PostgresCallLog lost its subscription'))).to.deep.equal([true]);
         await server.startAgain();
         // Appended until one is heard: the subscription opens again at its next try, within half a second.
         let heardId: string | undefined;
         void heard.then((id) => { heardId = id; });
-        const until = Date.now() + 10_000;
-        while (heardId === undefined && Date.now() < until) {
+        const heardUntil = Date.now() + 10_000;
+        while (heardId === undefined && Date.now() < heardUntil) {
           await log.append(callOf(5)).catch(() => undefined);
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
         expect(heardId).to.equal(callOf(5).callId);
       } finally {
         await log.close();
+        await pool.end();
       }
     });
   });

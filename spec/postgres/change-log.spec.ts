@@ -41,7 +41,7 @@ if (findService(POSTGRES) === undefined) {
     afterEach(async () => {
       for (const registry of opened.splice(0).reverse()) await registry.close();
     });
-    after(async () => { await pool.end(); });
+    after(async () => { await pool?.end(); });
 
     it('brings an activation and a deactivation on one instance to another by LISTEN, with its one-second read stopped', async () => {
       const schema = `notify_${process.pid}_${(next += 1)}`;

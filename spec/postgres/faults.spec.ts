@@ -55,13 +55,13 @@ if (findService(POSTGRES) === undefined) {
     let run = 0;
 
     before(async () => { server = await PostgresServer.start() as PostgresServer; });
-    after(async () => { await server.stop(); });
+    after(async () => { await server?.stop(); });
     beforeEach(async () => {
       cluster = await postgresInstances(server.url, `faults_${(run += 1)}`);
       await cluster.all[0]?.registry.activate(hook('orders', 'orders'));
       for (const instance of cluster.all) await eventually(async () => (await call(`${instance.url}/webhook/orders`)).status === 200, 5000);
     });
-    afterEach(async () => { await cluster.stop(); });
+    afterEach(async () => { await cluster?.stop(); });
 
     /** Every acknowledged change is in the database (a fresh instance loads it) and served by every instance. */
     async function expectKept(acknowledged: string[], schema: string): Promise<void> {

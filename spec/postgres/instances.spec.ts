@@ -19,7 +19,7 @@ if (findService(POSTGRES) === undefined) {
 
     before(async () => { server = await sharedPostgres() as PostgresServer; });
     beforeEach(async () => { cluster = await postgresInstances(server.url, `instances_${process.pid}_${(run += 1)}`); });
-    afterEach(async () => { await cluster.stop(); });
+    afterEach(async () => { await cluster?.stop(); });
 
     it('serves on B and C within a second what A activated, and stops serving it on all three after a deactivation', async () => {
       const [a, b, c] = cluster.all;

@@ -28,7 +28,7 @@ if (findService(POSTGRES) === undefined) {
     afterEach(async () => {
       for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
     });
-    after(async () => { await pool.end(); });
+    after(async () => { await pool?.end(); });
 
     it('keeps a wait whose stored state holds a NUL, and gives it back as it was stored', async () => {
       const registry = new PostgresWebhookRegistry({ pool, schema: `nul_waits_${process.pid}` });

@@ -18,7 +18,7 @@ if (findService(POSTGRES) === undefined) {
       pool.on('error', () => undefined);
     });
     after(async () => {
-      await pool.end();
+      await pool?.end();
     });
 
     describeRegistryContract('PostgresWebhookRegistry', postgresRegistryHarness(() => ({ pool }), () => pool, () => `spec_${process.pid}_${(next += 1)}`));

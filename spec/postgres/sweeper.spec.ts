@@ -29,7 +29,7 @@ if (findService(POSTGRES) === undefined) {
       pool = new pg.Pool({ connectionString: server.url, max: 4 });
       await migrate({ connectionString: server.url, schema });
     });
-    after(async () => { await pool.end(); });
+    after(async () => { await pool?.end(); });
 
     const counts = async (): Promise<number[]> => Promise.all(ROWS.map(async ([table]) =>
       (await pool.query(`SELECT count(*)::int AS n FROM ${schema}.${table}`)).rows[0].n as number));

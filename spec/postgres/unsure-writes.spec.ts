@@ -22,7 +22,7 @@ if (findService(POSTGRES) === undefined) {
       pool = new pg.Pool({ connectionString: server.url, max: 4 });
       pool.on('error', () => undefined);
     });
-    after(async () => { await pool.end(); });
+    after(async () => { await pool?.end(); });
 
     it('counts a statement whose backend was terminated on its way as maybe committed', async () => {
       const client = await pool.connect();

@@ -18,7 +18,7 @@ for (const store of queueStores('queue mode: binary data')) {
     const setup = store.setup();
     const { onRedis, onPostgres } = setup;
     beforeEach(() => { dir = makeTempDir(); });
-    afterEach(() => { dir.remove(); });
+    afterEach(() => { dir?.remove(); });
 
     /** Serves an upload webhook whose worker hashes every file it gets; resolves the hashes by file name. */
     async function serve(binaryStore: BinaryStore | undefined) {

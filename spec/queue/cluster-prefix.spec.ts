@@ -39,7 +39,7 @@ describe('queue mode: key prefixes', () => {
     afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
     after(async () => {
       for (const client of clients) await client.destroy();
-      await topology.stop();
+      await topology?.stop();
     });
 
     function recorded(): { warnings: string[]; logger: { warn(fields: object, message?: string): void; error(): void } } {

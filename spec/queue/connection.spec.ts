@@ -11,7 +11,7 @@ if (findService(REDIS) === undefined) {
     this.timeout(20_000);
     let server: RedisServer;
     before(async () => { server = await RedisServer.start() as RedisServer; });
-    after(async () => { await server.stop(); });
+    after(async () => { await server?.stop(); });
 
     function recording(): { warnings: string[]; logger: { warn(fields: Record<string, unknown>, message?: string): void; error(): void } } {
       const warnings: string[] = [];

@@ -80,7 +80,7 @@ if (findService(REDIS) === undefined) {
     this.timeout(20_000);
     let server: RedisServer;
     before(async () => { server = await RedisServer.start() as RedisServer; });
-    after(async () => { await server.stop(); });
+    after(async () => { await server?.stop(); });
     const setup = queueSetup(() => server);
 
     it('puts the job back, so that the refusal\'s mark written meanwhile makes it skip the job instead of running it', async () => {

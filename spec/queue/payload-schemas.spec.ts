@@ -18,7 +18,7 @@ if (findService(REDIS) === undefined) {
     this.timeout(30_000);
     let server: RedisServer;
     before(async () => { server = await RedisServer.start() as RedisServer; });
-    after(async () => { await server.stop(); });
+    after(async () => { await server?.stop(); });
     const setup = queueSetup(() => server);
 
     for (const [name, body] of [['a JSON Schema', ORDER_JSON_SCHEMA], ['a zod schema', 'order']] as const) {

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { MemoryWebhookRegistry, type WebhookEvent } from 'workflow-webhooks';
 import { BASE, eventually, queueSetup } from '../support/queue/setup.js';
+import { queueDrained } from '../support/queue-drained.js';
 import { REDIS, RedisServer } from '../support/redis-server.js';
 import { findService, markNotRun } from '../support/services.js';
 
@@ -16,7 +17,7 @@ if (findService(REDIS) === undefined) {
     this.timeout(30_000);
     let server: RedisServer;
     before(async () => { server = await RedisServer.start() as RedisServer; });
-    after(async () => { await server.stop(); });
+    after(async () => { await server?.stop(); });
     const setup = queueSetup(() => server);
 
     it('stores only the calls the limit lets through: 5 of 12 become jobs, 7 are answered 429 and never stored or run', async () => {
@@ -26,7 +27,8 @@ if (findService(REDIS) === undefined) {
         settings: { rateLimit: { limit: 5, windowMs: 60_000 } },
       });
       const events: WebhookEvent[] = [];
-      const app = setup.app(registry, setup.queue(), { onEvent: (event) => events.push(event) });
+      const queue = setup.queue();
+      const app = setup.app(registry, queue, { onEvent: (event) => events.push(event) });
       const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => request(app).post(`${BASE}/webhook/work`).send({ i })));
       expect(answers.map((res) => res.status).sort()).to.deep.equal([...Array(5).fill(200), ...Array(7).fill(429)]);
       for (const res of answers.filter((one) => one.status === 429)) {
@@ -37,7 +39,8 @@ if (findService(REDIS) === undefined) {
       let ran = 0;
       setup.worker(async () => { ran += 1; return { items: [] }; });
       await eventually(() => ran === 5);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Nothing left in the queue to run: five runs is final.
+      await queueDrained(queue);
       expect(ran).to.equal(5);
     });
   });

@@ -133,7 +133,7 @@ if (findService(REDIS) === undefined) {
     this.timeout(30_000);
     let server: RedisServer;
     before(async () => { server = await RedisServer.start() as RedisServer; });
-    after(async () => { await server.stop(); });
+    after(async () => { await server?.stop(); });
     const setup = queueSetup(() => server);
 
     it('warns through the host\'s logger at start, and refuses a call 503 saying the primary has no replica (not that a wait ran out)', async () => {

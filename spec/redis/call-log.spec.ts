@@ -21,7 +21,7 @@ if (findService(REDIS) === undefined) {
       let topology: RunningTopology;
       let next = 0;
       before(async () => { topology = await starter.start() as RunningTopology; });
-      after(async () => { await topology.stop(); });
+      after(async () => { await topology?.stop(); });
 
       describeCallLogContract(TITLE, async () => {
         const keyPrefix = `calls-${process.pid}-${(next += 1)}:`;
@@ -46,7 +46,7 @@ if (findService(REDIS) === undefined) {
     let server: RedisServer;
 
     before(async () => { server = await RedisServer.start() as RedisServer; });
-    after(async () => { await server.stop(); });
+    after(async () => { await server?.stop(); });
 
     async function connected(url = server.url, name?: string): Promise<Client> {
       const client = clientOf(url, name);
@@ -69,7 +69,7 @@ if (findService(REDIS) === undefined) {
       beforeEach(async () => { client = await connected(); });
       afterEach(async () => {
         for (const close of closers.splice(0).reverse()) await close();
-        client.destroy();
+        client?.destroy();
       });
 
       it('keeps its calls under `<keyPrefix>calls` and publishes them on `<keyPrefix>calls:new`', async () => {

@@ -38,7 +38,7 @@ if (findService(REDIS) === undefined) {
     describe('behind Sentinel', () => {
       let group: RedisSentinelGroup;
       before(async () => { group = await RedisSentinelGroup.start(findService(REDIS) as string, { replicas: 1 }); });
-      after(async () => { await group.stop(); });
+      after(async () => { await group?.stop(); });
 
       async function open(): Promise<{ registry: RedisWebhookRegistry; events: RedisRegistryEvent[] }> {
         const client = createSentinel({ name: group.name, sentinelRootNodes: group.sentinelRootNodes });
@@ -88,7 +88,7 @@ if (findService(REDIS) === undefined) {
     describe('on a Redis Cluster', () => {
       let group: RedisClusterGroup;
       before(async () => { group = await RedisClusterGroup.start(findService(REDIS) as string); });
-      after(async () => { await group.stop(); });
+      after(async () => { await group?.stop(); });
 
       it('follows its hash slot to another master (MOVED) and keeps every route and change', async () => {
         const clients = await Promise.all([0, 1].map(async () => {

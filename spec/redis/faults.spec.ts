@@ -53,7 +53,7 @@ if (findService(REDIS) === undefined) {
     });
     after(async () => {
       process.off('unhandledRejection', onUnhandled);
-      await server.stop();
+      await server?.stop();
     });
 
     it('serves from memory while Redis is paused, refuses changes within the timeout, and never applies one late', async () => {

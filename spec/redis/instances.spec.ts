@@ -24,9 +24,9 @@ if (findService(REDIS) === undefined) {
       let run = 0;
 
       before(async () => { server = await RedisServer.start() as RedisServer; });
-      after(async () => { await server.stop(); });
+      after(async () => { await server?.stop(); });
       beforeEach(async () => { cluster = await start(server.url, `instances-${(run += 1)}:`); });
-      afterEach(async () => { await cluster.stop(); });
+      afterEach(async () => { await cluster?.stop(); });
 
       it('serves on the other instances a workflow one instance activated, and stops serving it on all of them after a deactivation', async () => {
         await cluster.activate(0, hook('orders', 'orders'));

@@ -22,7 +22,7 @@ if (findService(REDIS) === undefined) {
     before(async () => { server = await RedisServer.start() as RedisServer; });
     after(async () => {
       for (const close of closers.reverse()) await close();
-      await server.stop();
+      await server?.stop();
     });
 
     async function instance(prefix: string, runs: WebhookRun[]) {

@@ -14,6 +14,7 @@ import { eventually } from '../support/registry-contract/instances.js';
 import { shortenRateWindows } from '../support/redis/rate-windows.js';
 import { REDIS, RedisServer } from '../support/redis-server.js';
 import { findService, markNotRun } from '../support/services.js';
+import { closeAll } from '../support/close-all.js';
 
 interface Answer { status: number; headers: IncomingHttpHeaders; body: string }
 
@@ -71,15 +72,12 @@ if (findService(REDIS) === undefined) {
     let run = 0;
 
     before(async () => { server = await RedisServer.start() as RedisServer; });
-    after(async () => {
-      agent.destroy();
-      await server.stop();
-    });
+    after(() => closeAll(() => agent?.destroy(), () => server?.stop()));
     beforeEach(async () => {
       prefix = `rate-${process.pid}-${(run += 1)}:`;
       cluster = await clusterOfProcesses(server.url, prefix);
     });
-    afterEach(async () => { await cluster.stop(); });
+    afterEach(async () => { await cluster?.stop(); });
 
     const totalRuns = async (): Promise<number> => (await Promise.all([0, 1, 2].map((index) => cluster.runs(index)))).reduce((a, b) => a + b, 0);
 

@@ -94,7 +94,7 @@ if (findService(REDIS) === undefined) {
     this.timeout(20_000);
     let server: RedisServer;
     before(async () => { server = await RedisServer.start() as RedisServer; });
-    after(async () => { await server.stop(); });
+    after(async () => { await server?.stop(); });
 
     it('warns once at ready(), through onEvent, naming the fix', async () => {
       const client = createClient({ url: server.url });

@@ -74,7 +74,7 @@ if (findService(REDIS) === undefined) {
     }
 
     before(async () => { redis = await RedisServer.start() as RedisServer; });
-    after(async () => { await redis.stop(); });
+    after(async () => { await redis?.stop(); });
     beforeEach(async () => {
       heard = undefined;
       const prefix = `relayed-${Date.now()}:`;

@@ -180,7 +180,7 @@ if (findService(REDIS) === undefined) {
     this.timeout(60_000);
     let group: RedisClusterGroup;
     before(async () => { group = await RedisClusterGroup.start(findService(REDIS) as string, 3, 1); });
-    after(async () => { await group.stop(); });
+    after(async () => { await group?.stop(); });
 
     it('confirms an activation on the replica of the master that holds the registry\'s slot: read there right after', async () => {
       const cluster = createCluster({ rootNodes: group.rootNodes });
@@ -241,7 +241,7 @@ if (findService(REDIS) === undefined) {
       const primary = await group.primaryPort();
       while (!(await group.cli(primary, 'INFO', 'replication')).includes('state=online')) await new Promise((resolve) => setTimeout(resolve, 100));
     });
-    after(async () => { await group.stop(); });
+    after(async () => { await group?.stop(); });
 
     it('loses no activation it confirmed when the primary is SIGKILLed: those the replica had not acknowledged were refused', async () => {
       const sentinel = createSentinel({ name: group.name, sentinelRootNodes: group.sentinelRootNodes });

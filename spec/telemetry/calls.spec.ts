@@ -64,7 +64,7 @@ describe('OpenTelemetry: a span and metrics per webhook call', () => {
     app.use(BASE, createWebhookMiddleware(registry, executor, { telemetry, logger: SILENT }));
     server = app.listen(0, '127.0.0.1');
   });
-  after(() => { server.close(); server.closeAllConnections(); });
+  after(() => { server?.close(); server?.closeAllConnections(); });
   beforeEach(() => otel.reset());
 
   it('makes one span per call, named by its address template, under the host\'s HTTP span, with the workflow\'s own spans under it', async () => {

@@ -19,7 +19,7 @@ if (findService(REDIS) === undefined) {
     this.timeout(20_000);
     let server: RedisServer;
     before(async () => { server = await RedisServer.start() as RedisServer; });
-    after(async () => { await server.stop(); });
+    after(async () => { await server?.stop(); });
     const setup = queueSetup(() => server);
     const otel = inMemoryOtel();
 

@@ -27,7 +27,7 @@ describe('OpenTelemetry: rate-limited calls', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  after(async () => { await new Promise((resolve) => server.close(resolve)); });
+  after(async () => { if (server !== undefined) await new Promise((resolve) => server.close(resolve)); });
 
   it('counts 10 calls to an address limited to 4 as 4 let through and 6 refused RATE_LIMITED, and runs only the 4', async () => {
     const statuses = [];

@@ -26,7 +26,7 @@ for (const store of queueStores('queue mode: large uploads at once', STORES)) {
     const setup = store.setup();
     let dir: TempDir;
     beforeEach(() => { dir = makeTempDir(); });
-    afterEach(() => { dir.remove(); });
+    afterEach(() => { dir?.remove(); });
 
     it(`takes and runs ${UPLOADS} uploads of 20 MiB sent at once, whose files take the store longer than enqueueTimeoutMs`, async () => {
       const binaryStore = setup.onPostgres !== undefined ? postgresBinaryStore() : redisBinaryStore({ maxBytes: 32 * MIB });

@@ -7,12 +7,13 @@ import { REDIS } from '../../support/redis-server.js';
 import { TOPOLOGIES, type AnyRedisClient, type RunningTopology } from '../../support/redis/topologies.js';
 import { findService, markNotRun } from '../../support/services.js';
 import { makeTempDir, type TempDir } from '../../support/temp-dir.js';
+import { closeAll } from '../../support/close-all.js';
 
 /** Both binary stores queue mode ships pass the one store contract; the Redis one on every topology. */
 describe('binary stores', () => {
   let dir: TempDir;
   before(() => { dir = makeTempDir(); });
-  after(() => { dir.remove(); });
+  after(() => { dir?.remove(); });
   describeBinaryStoreContract('directory', (maxBytes) => directoryBinaryStore({ directory: `${dir.path}/shared`, maxBytes }));
 
   if (findService(REDIS) === undefined) {
@@ -28,10 +29,7 @@ describe('binary stores', () => {
         topology = await starter.start() as RunningTopology;
         client = await topology.client();
       });
-      after(async () => {
-        await client.destroy();
-        await topology.stop();
-      });
+      after(() => closeAll(() => client?.destroy(), () => topology?.stop()));
       // The store gets what a queue gives it: commands routed to the node that holds the queue's keys.
       describeBinaryStoreContract('Redis', (maxBytes) => {
         const store = redisBinaryStore({ maxBytes });

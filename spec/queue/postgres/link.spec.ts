@@ -23,7 +23,7 @@ if (findService(POSTGRES) === undefined) {
       server = await sharedPostgres() as PostgresServer;
       opened = await openSpecLink(server.url, schema);
     });
-    after(async () => { await opened.close(); });
+    after(async () => { await opened?.close(); });
 
     /** Stores a BullMQ job as the web side would, with the data admission reads. */
     async function storeJob(jobId: string, data: Record<string, unknown>): Promise<void> {

@@ -63,7 +63,7 @@ if (findService(POSTGRES) === undefined) {
       admin = new pg.Pool({ connectionString: server.url, max: 2 });
       admin.on('error', () => undefined);
     });
-    after(async () => { await admin.end(); });
+    after(async () => { await admin?.end(); });
     beforeEach(() => { runs = []; });
     afterEach(async () => { for (const close of closers.splice(0).reverse()) await close().catch(() => undefined); });
 

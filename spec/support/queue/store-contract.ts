@@ -17,7 +17,7 @@ export function describeBinaryStoreContract(name: string, make: (maxBytes: numbe
   describe(`the ${name} binary store`, () => {
     let dir: TempDir;
     before(() => { dir = makeTempDir(); });
-    after(() => { dir.remove(); });
+    after(() => { dir?.remove(); });
 
     it('gives back byte for byte what was put from memory', async () => {
       const store = make(1024 * 1024);

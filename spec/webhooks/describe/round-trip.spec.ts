@@ -57,7 +57,7 @@ function describeRoundTrip(name: string, open: () => Promise<Registries>): void 
       document = await response.json() as OpenApiDocument;
     });
 
-    after(() => closeAll(() => new Promise((resolve) => server.close(resolve)), () => registries?.close()));
+    after(() => closeAll(() => (server === undefined ? undefined : new Promise((resolve) => server.close(resolve))), () => registries?.close()));
 
     it('validates with @readme/openapi-parser as OpenAPI 3.1', async () => {
       const result = await validate(structuredClone(document) as never);

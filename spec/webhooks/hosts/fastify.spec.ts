@@ -18,6 +18,7 @@ import { echoRun, itGivesEveryBodyToTheRun, sha256 } from '../../support/hosts/f
 import { MOUNT, startFastifyHost, type FastifyHost, type FastifyHostOptions } from '../../support/hosts/fastify-app.js';
 import { credentialOf, signedHeaders } from '../../support/signers.js';
 import { eventually, makeTempDir, type TempDir } from '../../support/temp-dir.js';
+import { closeAll } from '../../support/close-all.js';
 
 const WORKFLOW: WorkflowWebhooks = { workflowId: 'wf', nodes: [
   { name: 'Echo', parameters: { path: 'orders/:id', httpMethod: 'POST', responseMode: 'lastNode' } },
@@ -80,14 +81,14 @@ describe('Fastify 5 host', function host() {
     reportPath = join(temp.path, 'report.pdf');
     writeFileSync(reportPath, randomBytes(3 * 1024 * 1024));
   });
-  after(() => temp.remove());
+  after(() => temp?.remove());
 
   describe('with the webhooks mounted by @fastify/middie at /hooks', () => {
     let built: Built;
     const http = () => request(built.host.origin);
 
     before(async () => { built = await build(); });
-    after(() => built.host.close());
+    after(() => built?.host.close());
     beforeEach(() => { built.runs.length = 0; built.host.hooks.length = 0; });
 
     it('gives a JSON call to the workflow with its params, query and the webhookUrl of the Fastify mount', async () => {
@@ -207,7 +208,7 @@ describe('Fastify 5 host', function host() {
     let built: Built;
     let agent: Agent;
     beforeEach(() => { agent = new Agent({ keepAlive: true }); });
-    afterEach(async () => { agent.destroy(); await built.host.close(); });
+    afterEach(() => closeAll(() => agent?.destroy(), () => built?.host.close()));
 
     /** A call on a kept-alive connection, as HTTP clients make them (or not); resolves with its status and JSON. */
     const call = (path: string, keepAlive = true) => new Promise<{ status: number; body: { code?: string } }>((resolve, reject) => {

@@ -17,6 +17,7 @@ import { MOUNT, startNestHost, type Mounting, type NestHost, type NestHostOption
 import { sendTo } from '../../support/raw-http.js';
 import { credentialOf, signedHeaders } from '../../support/signers.js';
 import { eventually, makeTempDir, type TempDir } from '../../support/temp-dir.js';
+import { closeAll } from '../../support/close-all.js';
 
 const WORKFLOW: WorkflowWebhooks = { workflowId: 'wf', workflowName: 'Nest hooks', nodes: [
   { name: 'Echo', parameters: { path: 'echo', httpMethod: 'POST', responseMode: 'lastNode' } },
@@ -108,7 +109,7 @@ for (const { mounting, label, parsedByNest } of MOUNTINGS) {
       writeFileSync(reportPath, randomBytes(3 * 1024 * 1024));
       built = await build({ mounting, rawBody: true });
     });
-    after(async () => { await built.host.close(); temp.remove(); });
+    after(() => closeAll(() => built?.host.close(), () => temp?.remove()));
     beforeEach(() => { built.runs.length = 0; built.errors.length = 0; built.warnings.length = 0; });
 
     it("still serves the app's own controller, whose JSON body Nest parses", async () => {
@@ -238,7 +239,7 @@ for (const { mounting, label, parsedByNest } of MOUNTINGS) {
 
     describe('shutdown through beforeApplicationShutdown', () => {
       let closing: Built;
-      afterEach(() => closing.host.close());
+      afterEach(() => closing?.host.close());
 
       it('lets app.close() wait for a slow lastNode call, which gets its answer, and leaves the port closed', async () => {
         closing = await build({ mounting, closeTimeoutMs: 2000 });

@@ -37,7 +37,7 @@ for (const mode of runModes('bodies')) for (const host of hostsOf(mode, HOSTS)) 
     const item = () => runs[0]?.items[0];
 
     beforeEach(() => { temp = makeTempDir(); runs = []; onDisk = false; });
-    afterEach(() => { temp.remove(); });
+    afterEach(() => { temp?.remove(); });
 
     describe('application/x-www-form-urlencoded', () => {
       it('gives an object with repeated keys as arrays and bracketed keys kept flat', async () => {

@@ -70,7 +70,7 @@ describe('a big JSON or XML body and the other calls of the process', () => {
       });
       port = await new Promise<number>((resolve) => child.once('message', (message: { port: number }) => resolve(message.port)));
     });
-    after(() => { child.kill('SIGKILL'); });
+    after(() => { child?.kill('SIGKILL'); });
 
     // Without the XML limit this body (under the 16 MiB bodySize) is read and parsed on the server's event loop:
     // 9 to 12 s during which no other call is answered (bench/parse-cost.ts measures it). With it, the server refuses

@@ -14,6 +14,7 @@ import { listen, sendTo, type RawResponse } from '../../support/raw-http.js';
 import { SECRETS, signedHeaders } from '../../support/signers.js';
 import { makeTempDir, type TempDir } from '../../support/temp-dir.js';
 import { workflow } from '../../support/workflows.js';
+import { closeAll } from '../../support/close-all.js';
 
 const API_KEY = 'sk_live_4f9a0c7e1b2d3c5e6f708192a3b4c5d6';
 
@@ -53,10 +54,7 @@ describe('what a rate limit counts, and what a refused call costs', () => {
     logged = [];
     uploads = makeTempDir();
   });
-  afterEach(async () => {
-    await server.close();
-    uploads.remove();
-  });
+  afterEach(() => closeAll(() => server?.close(), () => uploads?.remove()));
 
   it('answers a refused call before its body arrives: a 50 MiB upload is refused with only its headers sent, and nothing is stored', async () => {
     await serve([workflow('files', { path: 'files', httpMethod: 'POST' }, { settings: { rateLimit: { limit: 1, windowMs: 60_000 } } })]);

@@ -60,7 +60,7 @@ describe('a rate limit keyed by a credential counts the caller, not the spelling
     runs = 0;
     warned = [];
   });
-  afterEach(async () => { await server.close(); });
+  afterEach(async () => { await server?.close(); });
 
   it('lets 3 of 60 spellings of one Basic credential through a limit of 3, every spelling accepted by the guard', async () => {
     await serve(limited('basicAuth'), { credentials: () => ({ user: USER, password: PASSWORD }) });

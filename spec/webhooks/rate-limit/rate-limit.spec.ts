@@ -41,7 +41,7 @@ for (const host of HOSTS) {
       sendTo(server.port, { path: `${BASE}/webhook/${path}`, headers: { 'content-type': 'application/json' }, chunks: ['{"n":1}'], localAddress: from });
 
     beforeEach(() => { runs = 0; });
-    afterEach(async () => { await server.close(); });
+    afterEach(async () => { await server?.close(); });
 
     it('runs 10 of 30 calls inside one window, answers the other 20 with 429 and the rate limit headers, and runs calls again once the window passed', async () => {
       await serve(workflow('orders', { path: 'orders', httpMethod: 'POST', responseMode: 'lastNode' }, { settings: { rateLimit: { limit: 10, windowMs: 1000 } } }));

@@ -44,7 +44,7 @@ describe('rate limits when the registry cannot count', () => {
   };
 
   beforeEach(() => { logged = []; });
-  afterEach(async () => { await server.close(); });
+  afterEach(async () => { await server?.close(); });
 
   it('counts in this process while the store fails, tells the logger once with the cause, and once when it counts again', async () => {
     const registry = new FlakyRegistry();

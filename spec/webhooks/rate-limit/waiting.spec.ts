@@ -10,7 +10,7 @@ import { publish, waitingApp, type WaitingApp } from '../../support/waiting/app.
 
 describe('rate limits and resume addresses', () => {
   let app: WaitingApp;
-  afterEach(async () => { await app.close(); });
+  afterEach(async () => { await app?.close(); });
 
   it('resumes a suspended run although the workflow\'s address has spent its budget', async () => {
     const executor: WebhookExecutor = async (run) => {

@@ -80,7 +80,7 @@ const host = HOSTS[0] as (typeof HOSTS)[number];
 
 describe('the resume address a run held, once the run ended', () => {
   let app: WaitingApp;
-  afterEach(async () => { await app.close(); });
+  afterEach(async () => { await app?.close(); });
 
   it('answers a call made while the run goes on 409 WAIT_RUN_RUNNING, and once it ended 409 WAIT_RUN_FINISHED', async () => {
     const finish = deferred();

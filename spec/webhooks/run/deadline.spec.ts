@@ -84,9 +84,11 @@ for (const host of HOSTS) {
       await registry.activate(workflow('wf-bg', { path: 'bg', httpMethod: 'POST' }));
       const gate = deferred();
       executor = async () => { await gate.promise; return { items: [] }; };
-      await request(build({ responseTimeoutMs: 10 })).post(`${BASE}/webhook/bg`).expect(200, { message: 'Workflow was started' });
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      expect(runs[0]?.signal.aborted).to.equal(false);
+      const app = build({ responseTimeoutMs: 10 });
+      await request(app).post(`${BASE}/webhook/bg`).expect(200, { message: 'Workflow was started' });
+      // A later call cut at the same deadline: the first run's deadline, had it one, has passed too.
+      await request(app).post(`${BASE}/webhook/slow`).expect(524);
+      expect([runs[0]?.signal.aborted, runs[1]?.signal.aborted]).to.deep.equal([false, true]);
       gate.resolve();
     });
 

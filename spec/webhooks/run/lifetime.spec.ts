@@ -38,7 +38,7 @@ for (const host of HOSTS) {
       });
       app = host.build(middleware);
     });
-    afterEach(() => temp.remove());
+    afterEach(() => temp?.remove());
 
     it('tells a hung onReceived run to stop after maxRunMs and removes its temp files', async () => {
       await request(app).post(`${BASE}/webhook/hung`).attach('file', Buffer.alloc(4096, 1), 'a.bin').expect(200, { message: 'Workflow was started' });

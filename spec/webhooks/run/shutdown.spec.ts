@@ -10,6 +10,7 @@ import {
 import { BASE, HOSTS } from '../../support/apps.js';
 import { listen } from '../../support/raw-http.js';
 import { eventually, filesUnder, makeTempDir, type TempDir } from '../../support/temp-dir.js';
+import { closeAll } from '../../support/close-all.js';
 
 interface Answer { status: number; headers: IncomingMessage['headers']; body: string }
 
@@ -83,10 +84,7 @@ for (const host of HOSTS) {
       });
       server = await listen(host.build(middleware));
     });
-    afterEach(async () => {
-      await server.close();
-      temp.remove();
-    });
+    afterEach(() => closeAll(() => server?.close(), () => temp?.remove()));
 
     it('answers lastNode and responseNode callers 503 SHUTTING_DOWN at once, whether their runs honour the signal or not, and drops the late results', async () => {
       const paths = ['last-ignores', 'last-honours', 'node-ignores', 'node-honours'];

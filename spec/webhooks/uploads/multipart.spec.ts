@@ -41,7 +41,7 @@ for (const mode of runModes('multipart')) for (const host of hostsOf(mode, HOSTS
     }
 
     beforeEach(() => { temp = makeTempDir(); runs = []; seenOnDisk = {}; });
-    afterEach(() => { temp.remove(); });
+    afterEach(() => { temp?.remove(); });
 
     const binaryOf = (index = 0): Record<string, BinaryData> => runs[index]?.items[0]?.binary ?? {};
 

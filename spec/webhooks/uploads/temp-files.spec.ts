@@ -57,7 +57,7 @@ describe('a temp file write that fails part-way (file size limit of the process)
   this.timeout(30_000);
   let temp: TempDir;
   beforeEach(() => { temp = makeTempDir(); });
-  afterEach(() => { temp.remove(); });
+  afterEach(() => { temp?.remove(); });
 
   it('answers 500 INTERNAL_ERROR and removes every temp file of the call, the complete ones too', async () => {
     const fixture = fileURLToPath(new URL('./fixtures/upload-server.ts', import.meta.url));
@@ -107,7 +107,7 @@ for (const host of HOSTS) {
     }
 
     beforeEach(() => { temp = makeTempDir(); runs = []; seen = []; });
-    afterEach(() => { temp.remove(); });
+    afterEach(() => { temp?.remove(); });
 
     it('writes a call\'s files into one private directory (0700) of uploads.tempDir, each file 0600, and removes it', async () => {
       const app = await appWith();

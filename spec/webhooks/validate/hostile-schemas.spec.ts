@@ -92,7 +92,7 @@ describe('hostile payload schemas', function () {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${BASE}/webhook`;
   });
-  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  after(() => (server === undefined ? undefined : new Promise<void>((resolve) => server.close(() => resolve()))));
 
   /** Runs one case with the event loop watched and the heap measured before and after. */
   async function watched(work: () => Promise<void>): Promise<void> {

@@ -14,6 +14,7 @@ import { HOSTS, BASE } from '../../support/apps.js';
 import { PREFIX, startPluginHost } from '../../support/hosts/fastify-plugin-app.js';
 import { FLAVOURS, schemaWorkflow } from '../../support/payload-schemas.js';
 import { eventually, filesUnder, makeTempDir, type TempDir } from '../../support/temp-dir.js';
+import { closeAll } from '../../support/close-all.js';
 
 interface Served { target: string | RequestListener; base: string; close(): Promise<void> }
 
@@ -61,10 +62,7 @@ for (const host of HOST_KINDS) {
           logger: { error: () => undefined, warn: () => undefined },
         }));
       });
-      afterEach(async () => {
-        await served.close();
-        temp.remove();
-      });
+      afterEach(() => closeAll(() => served?.close(), () => temp?.remove()));
 
       it('runs a JSON call that matches, with the body as sent', async () => {
         const res = await http().post(hook('body')).send({ name: 'Tea', qty: 2, gift: true }).expect(200);

@@ -13,7 +13,7 @@ const waits = (app: WaitingApp): number => app.events.filter((event) => event.ty
 
 describe(`resume addresses are signed for their own step (${host.name})`, () => {
   let app: WaitingApp;
-  afterEach(async () => { await app.close(); });
+  afterEach(async () => { await app?.close(); });
 
   /** A run that waits for a manager, then for finance, at the same wait id with another suffix each time. */
   function twoSteps(form: 'inRun' | 'suspended') {

@@ -9,7 +9,7 @@ const START = `${BASE}/webhook/start`;
 for (const host of HOSTS) {
   describe(`a run that waits for a call in the run (${host.name}, under a base path)`, () => {
     let app: WaitingApp;
-    afterEach(async () => { await app.close(); });
+    afterEach(async () => { await app?.close(); });
 
     /** A workflow that sends its resume address on and continues with the call that arrives there. */
     function approval(options: Parameters<WebhookExecutor>[0] extends infer R ? (R extends { waitForCall(o: infer O): unknown } ? O : never) : never = {}): WebhookExecutor {

@@ -16,7 +16,7 @@ const APPROVAL = { type: 'object', required: ['approved'], properties: { approve
 
 describe('resume addresses with a payload schema', () => {
   let app: WaitingApp;
-  afterEach(async () => { await app.close(); });
+  afterEach(async () => { await app?.close(); });
 
   it('keeps a run waiting in the run when a call does not match; the next one that matches resumes it', async () => {
     app = await waitingApp(host, async (run) => {

@@ -14,7 +14,7 @@ const host = HOSTS[0] as (typeof HOSTS)[number];
 
 describe(`OPTIONS and CORS preflights at a resume address (${host.name})`, () => {
   let app: WaitingApp;
-  afterEach(async () => { await app.close(); });
+  afterEach(async () => { await app?.close(); });
 
   const suspending: WebhookExecutor = async (run) => {
     if (run.resume !== undefined) return { items: [{ json: { resumed: true } }] };

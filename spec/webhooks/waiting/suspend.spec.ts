@@ -10,7 +10,7 @@ const START = `${BASE}/webhook/start`;
 for (const host of HOSTS) {
   describe(`a run that suspends until a call resumes it (${host.name}, under a base path)`, () => {
     let app: WaitingApp;
-    afterEach(async () => { await app.close(); });
+    afterEach(async () => { await app?.close(); });
 
     /** Sends an approval link and ends; the click starts a new run that reads the state it left. */
     function approval(wait: Parameters<WebhookExecutor>[0] extends { suspend(o?: infer O): unknown } ? O : never = {}): WebhookExecutor {
