@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { MemoryWebhookRegistry, type WebhookNodeParameters } from 'workflow-webhooks';
 import type { WebhookWorkerEvent } from 'workflow-webhooks/queue';
-import { BASE, eventually, type QueueSetup } from '../support/queue/setup.js';
-import { queueStores } from '../support/queue/stores.js';
+import { BASE, eventually } from '../support/queue/setup.js';
+import { queueStores, whileStoreStalled } from '../support/queue/stores.js';
 import { freePort } from '../support/redis-server.js';
 import { queueDrained } from '../support/queue-drained.js';
 
@@ -193,16 +193,7 @@ for (const store of queueStores('queue mode: jobs')) {
       });
     }
 
-    /** Runs `during` while the store takes no job: a paused redis-server, or PostgreSQL's job table locked. */
-    async function stalled<T>(during: () => Promise<T>): Promise<T> {
-      if (onPostgres !== undefined) return onPostgres.locked(['bullmq.job'], during);
-      (onRedis as QueueSetup).server.pause();
-      try {
-        return await during();
-      } finally {
-        (onRedis as QueueSetup).server.resume();
-      }
-    }
+    const stalled = <T>(during: () => Promise<T>): Promise<T> => whileStoreStalled(setup, during);
 
     if (once) {
       it('answers 503 QUEUE_UNAVAILABLE saying the store did not acknowledge the job in time when it stalls past the enqueue timeout', async () => {

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { MemoryWebhookRegistry } from 'workflow-webhooks';
 import { BASE, eventually, type QueueSetup } from '../../support/queue/setup.js';
-import { queueStores } from '../../support/queue/stores.js';
+import { queueStores, whileStoreStalled } from '../../support/queue/stores.js';
 import { jobIdOf } from '../../../lib/queue/idempotency.js';
 import { queueDrained } from '../../support/queue-drained.js';
 import type { WebhookRun } from 'workflow-webhooks';
@@ -30,16 +30,7 @@ for (const store of queueStores('queue mode: a refused call retried with its ide
       await redis.send(['SET', `${redis.prefix}:${setup.name}:wh:refused:${storeId}`, '1']);
     }
 
-    /** Runs `during` while the store takes no job: a paused redis-server, or PostgreSQL's job table locked. */
-    async function stalled<T>(during: () => Promise<T>): Promise<T> {
-      if (onPostgres !== undefined) return onPostgres.locked(['bullmq.job'], during);
-      (onRedis as QueueSetup).server.pause();
-      try {
-        return await during();
-      } finally {
-        (onRedis as QueueSetup).server.resume();
-      }
-    }
+    const stalled = <T>(during: () => Promise<T>): Promise<T> => whileStoreStalled(setup, during);
 
     it('does not take a refused job that is still stored for the retry: the retry runs, with its own body', async () => {
       const registry = new MemoryWebhookRegistry();

@@ -112,3 +112,15 @@ export function queueStores(what: string, stores: readonly QueueStore[] = QUEUE_
     return false;
   });
 }
+
+/** Runs `during` while the store takes no job: a paused redis-server, or PostgreSQL's job table locked. */
+export async function whileStoreStalled<T>(setup: Pick<StoreQueueSetup, 'onRedis' | 'onPostgres'>, during: () => Promise<T>): Promise<T> {
+  if (setup.onPostgres !== undefined) return setup.onPostgres.locked(['bullmq.job'], during);
+  const redis = setup.onRedis as QueueSetup;
+  redis.server.pause();
+  try {
+    return await during();
+  } finally {
+    redis.server.resume();
+  }
+}
