@@ -79,13 +79,16 @@ export interface WebhookJobResult {
 function refuseClear(keyring: Keyring | undefined, what: string): void {
   if (keyring !== undefined) {
     const refused = new Error(`The queue encrypts job data (option encryption), so ${what} arrives sealed; this one is clear and is refused as possibly forged.`);
-    refusedAsForged.add(refused);
+    notRetried.add(refused);
     throw refused;
   }
 }
 
-/** The refusals of clear values under a keyring: another attempt would read the same value, so none is made. */
-export const refusedAsForged = new WeakSet<Error>();
+/**
+ * Failures another attempt would meet again, so none is made: a clear value refused under a keyring (the next
+ * attempt reads the same value), a result that cannot be stored (result-packing.ts).
+ */
+export const notRetried = new WeakSet<Error>();
 
 /** The job's trigger item, opened when it is sealed (throws, saying why, when this process cannot open it or it is clear under a keyring). */
 export function jobItem(data: WebhookJobData, keyring: Keyring | undefined, jobId: string): PackedItem {

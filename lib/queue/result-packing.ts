@@ -6,7 +6,7 @@
 import { WebhookError } from '../core/errors.js';
 import type { ExecutionResult } from '../core/types.js';
 import { packItems } from './binary/pack.js';
-import type { WebhookJobResult } from './job-data.js';
+import { notRetried, type WebhookJobResult } from './job-data.js';
 import type { ResolvedWorkerOptions } from './options.js';
 
 /**
@@ -24,15 +24,13 @@ export async function packResult(result: ExecutionResult, options: ResolvedWorke
   }
 }
 
-/** The failures of results that cannot be stored: another attempt would fail alike, after running the workflow again. */
-export const unstorable = new WeakSet<Error>();
 
 /** A NUL character as JSON writes it: `\u0000` after an even number of backslashes (an odd one would escape the first). */
 const ESCAPED_NUL = /(?<!\\)(?:\\\\)*\\u0000/;
 
 function unstorableResult(message: string, hint: string, cause?: unknown): WebhookError {
   const failure = new WebhookError('WORKFLOW_INVALID_RESULT', message, { hint, cause });
-  unstorable.add(failure);
+  notRetried.add(failure);
   return failure;
 }
 

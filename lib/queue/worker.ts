@@ -11,7 +11,7 @@ import { errorFields } from '../core/logger.js';
 import type { ExecutionResult, TriggerItem } from '../core/types.js';
 import { storedRefs, unpackItems } from './binary/pack.js';
 import { emitter } from './events.js';
-import { failedMessage, jobItem, packResponse, refusedAsForged, respondMessage, sealResult, type ReplyMessage, type WebhookJobData, type WebhookJobResult } from './job-data.js';
+import { failedMessage, jobItem, notRetried, packResponse, respondMessage, sealResult, type ReplyMessage, type WebhookJobData, type WebhookJobResult } from './job-data.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WebhookWorkerOptions } from './options.js';
 import { warnIfPrefixWrapped } from './prefix.js';
 import type { OpeningLink, QueueStoreLink } from './store/contract.js';
@@ -22,7 +22,7 @@ import { checkReadyTimeout } from '../core/start-retries.js';
 import { LATE_PAUSE_MS, LateJobs } from './late-jobs.js';
 import { stageTime } from './stages.js';
 import { QueuedRun } from './worker-run.js';
-import { keptFailure, packResult, storable, unstorable } from './result-packing.js';
+import { keptFailure, packResult, storable } from './result-packing.js';
 
 export interface WebhookWorker {
   /**
@@ -263,7 +263,7 @@ async function processJob(context: Context, job: Job<WebhookJobData, WebhookJobR
       const failure = error instanceof Error ? error : new Error(String(error));
       // A result that cannot be stored, an item refused as forged, or a run that overran would fail the same way again
       // (or run beside itself).
-      const unrecoverable = unstorable.has(failure) || refusedAsForged.has(failure) || (failure instanceof WebhookError && failure.code === 'WORKFLOW_TIMEOUT');
+      const unrecoverable = notRetried.has(failure) || (failure instanceof WebhookError && failure.code === 'WORKFLOW_TIMEOUT');
       const final = unrecoverable || attempt - (job.stalledCounter ?? 0) >= (job.opts.attempts ?? 1);
       context.emit({ type: 'failed', ...where, attempt, final, error: failure });
       options.logger.error({ ...where, attempt, final, err: errorFields(failure) }, final ? 'queued run failed; no attempts left, the job is kept as failed' : 'queued run failed; it will be retried');

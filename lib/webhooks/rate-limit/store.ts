@@ -49,8 +49,11 @@ export class RateLimitStore {
   readonly #maxPending: number;
   /** Calls asking the store now. */
   #pending = 0;
-  /** Calls let through here while the store could not count, to be added to it once it answers. */
-  readonly #unshared = new UnsharedCalls();
+  /**
+   * Calls let through here while the store could not count, to be added to it once it answers; none are kept for a
+   * registry that cannot add them (no `addRateLimitCalls`).
+   */
+  readonly #unshared: UnsharedCalls | undefined;
   /** Those calls on their way to the store: new calls wait for them, so none is let through on the store's older count. */
   #addingBack: Promise<void> | undefined;
   /** Since when (performance.now()) the shared store has failed; undefined while it answers. */
@@ -64,6 +67,7 @@ export class RateLimitStore {
   constructor(registry: WebhookRegistry, failure: StoreFailure, logger: WebhookLogger, maxPending: number) {
     this.#shared = registry.chargeRateLimits?.bind(registry);
     this.#addShared = registry.addRateLimitCalls?.bind(registry);
+    this.#unshared = this.#addShared === undefined ? undefined : new UnsharedCalls();
     this.#failure = failure;
     this.#logger = logger;
     this.#maxPending = maxPending;
@@ -81,7 +85,7 @@ export class RateLimitStore {
       const result = this.#local.charge(charges);
       // The probe's call reaches the store itself: only when the probe fails is it one the store has not counted.
       if (probe) this.#probe(shared, charges, result);
-      else this.#unshared.add(charges, result);
+      else this.#unshared?.add(charges, result);
       return result;
     }
     if (this.#pending >= this.#maxPending) throw this.#tooManyPending();
@@ -124,7 +128,7 @@ export class RateLimitStore {
         return;
       }
       this.#retryAt = performance.now() + RETRY_AFTER_MS;
-      if (here !== undefined) this.#unshared.add(charges, here);
+      if (here !== undefined) this.#unshared?.add(charges, here);
     };
     let asked: Promise<RateLimitResult>;
     try {
@@ -158,7 +162,7 @@ export class RateLimitStore {
         : 'workflow-webhooks: the registry could not count a rate-limited call; until it can, calls to rate-limited addresses are refused 503');
     }
     const result = this.#withoutStore(charges);
-    this.#unshared.add(charges, result);
+    this.#unshared?.add(charges, result);
     return result;
   }
 
@@ -188,11 +192,11 @@ export class RateLimitStore {
   /** Adds the calls let through here during the outage to the store's count; kept for the next time when it fails. */
   #addBack(): void {
     const add = this.#addShared;
-    const batch = this.#unshared.take();
-    if (add === undefined || batch === undefined || this.#addingBack !== undefined) {
-      if (batch !== undefined && add !== undefined) this.#unshared.restore(batch);
-      return;
-    }
+    const unshared = this.#unshared;
+    // An add-back under way: this one's calls wait in `unshared` for the next return of the store.
+    if (add === undefined || unshared === undefined || this.#addingBack !== undefined) return;
+    const batch = unshared.take();
+    if (batch === undefined) return;
     let adding: Promise<void>;
     try {
       adding = Promise.resolve(add(batch.charges, batch.calls));
@@ -200,7 +204,7 @@ export class RateLimitStore {
       adding = Promise.reject(error);
     }
     this.#addingBack = adding.catch((error: unknown) => {
-      this.#unshared.restore(batch);
+      unshared.restore(batch);
       this.#logger.warn({ component: 'rate-limit', err: errorFields(error) }, 'workflow-webhooks: the registry could not add the calls counted in this '
         + 'process during its outage; they are added the next time it counts again');
     }).finally(() => { this.#addingBack = undefined; });
