@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { sendVia, type RedisTopology } from '../redis/topology.js';
 import type { QueueRedisClient } from './connection.js';
 import type { ReplyMode } from './store/contract.js';
+import type { ReplyTakes, TakeMany } from './store/reply-takes.js';
 
 /** How long a stored reply waits to be read: its listener reads it at once, or never (its calls look at their jobs). */
 const STORED_REPLY_MS = 60_000;
@@ -20,11 +21,15 @@ const STORE_AND_PUBLISH = `
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return redis.call(ARGV[4], ARGV[3], KEYS[1])`;
 
-/** KEYS: a stored reply. Reads it once: the first to read it deletes it. */
+/** KEYS: stored replies (one channel's, so one slot). Reads each once: the first to read it deletes it; '' when gone. */
 const TAKE = `
-local reply = redis.call('GET', KEYS[1])
-if reply then redis.call('DEL', KEYS[1]) end
-return reply`;
+local replies = {}
+for i, key in ipairs(KEYS) do
+  local reply = redis.call('GET', key)
+  if reply then redis.call('DEL', key) end
+  replies[i] = reply or ''
+end
+return replies`;
 
 const REPLY_ID = /^[0-9a-f-]{36}$/;
 
@@ -78,23 +83,30 @@ export function publishReply(client: QueueRedisClient, topology: RedisTopology, 
  * The listener's side of `publishReply`: hands on each reply heard on `channel`, in the order heard. `sealed`: the
  * message is the reply. `stored`: the message must name a stored reply of this channel (anything else did not come
  * from a worker, and is dropped unheard: reporting each would let anyone allowed to PUBLISH fill the host's log),
- * which `take` reads from the store; one that cannot be read is reported and lost as a whole.
+ * which `takes` reads from the store, a batch at a time; one that cannot be read is lost as a whole.
  */
-export function replyReader(channel: string, mode: ReplyMode, take: (key: string) => Promise<unknown>, hand: (reply: string) => void,
-  report: (error: unknown) => void): (message: string) => void {
+export function replyReader(channel: string, mode: ReplyMode, takes: ReplyTakes, hand: (reply: string) => void): (message: string) => void {
   if (mode === 'sealed') return hand;
   let order: Promise<void> = Promise.resolve();
   return (message) => {
     if (!namesStoredReply(channel, message)) return;
-    const reply = take(message);
+    const reply = takes.take(message);
     order = order.then(async () => {
-      const text = await reply.catch((error: unknown) => { report(error); return undefined; });
-      if (typeof text === 'string') hand(text);
+      const text = await reply;
+      if (text !== undefined) hand(text);
     });
   };
 }
 
-/** Reads a stored reply once, deleting it (answers null when it is gone: read already, or expired). */
-export function takeReply(commands: QueueCommands, key: string): Promise<unknown> {
-  return commands.sendCommand(['EVAL', TAKE, '1', key]);
+/** Reads stored replies once each, deleting them (one script: the names share their channel's slot). */
+export function takeReplies(commands: QueueCommands): TakeMany {
+  return async (keys) => {
+    const replies = await commands.sendCommand(['EVAL', TAKE, String(keys.length), ...keys]) as unknown[];
+    const found = new Map<string, string>();
+    keys.forEach((key, index) => {
+      const reply = replies[index];
+      if (typeof reply === 'string' && reply !== '') found.set(key, reply);
+    });
+    return found;
+  };
 }

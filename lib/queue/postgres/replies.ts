@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { withDeadline } from '../../webhooks/registry/shared/contact.js';
 import { connectWithin, type PostgresClientLike, type PostgresPoolLike } from '../../postgres/pool.js';
 import type { ReplyMode } from '../store/contract.js';
+import { ReplyTakes } from '../store/reply-takes.js';
 
 /** Largest message sent inside its notification, in bytes (PostgreSQL's limit is 8000, channel name aside). */
 export const INLINE_REPLY_BYTES = 7000;
@@ -51,6 +52,8 @@ export class ReplyListener {
   readonly #timeoutMs: number;
   readonly #report: (error: unknown) => void;
   readonly #mode: ReplyMode;
+  /** Stored replies named by notifications, read a batch at a time: a flood of names is not a flood of statements. */
+  readonly #takes: ReplyTakes;
   readonly #channels = new Map<string, Subscription>();
   readonly #gone = new WeakSet<PostgresClientLike>();
   #client: PostgresClientLike | undefined;
@@ -68,6 +71,7 @@ export class ReplyListener {
     this.#schema = schema;
     this.#timeoutMs = timeoutMs;
     this.#report = report;
+    this.#takes = new ReplyTakes((ids) => this.#takeMany(ids), report);
   }
 
   /** Resolves once the channel is heard. */
@@ -89,7 +93,9 @@ export class ReplyListener {
     // Stored mode: a reply inside a notification was not sent by a worker, which stores every reply. Dropped unheard:
     // reporting each would let anyone who may NOTIFY fill the host's log.
     if (!stored && this.#mode === 'stored') return;
-    const text = stored ? this.#take(payload.slice(1)) : Promise.resolve(payload.slice(1));
+    const id = payload.slice(1);
+    if (stored && !/^\d{1,19}$/.test(id)) return;
+    const text = stored ? this.#takes.take(id) : Promise.resolve(id);
     this.#order = this.#order.then(async () => {
       const message = await text.catch((error: unknown) => { this.#report(error); return undefined; });
       // A stored message that could not be read is lost as a whole: the waiting call looks at its job.
@@ -108,12 +114,11 @@ export class ReplyListener {
     return (sql, values) => withDeadline(client.query(sql, values), this.#timeoutMs, () => new Error(`no answer within ${this.#timeoutMs} ms`));
   }
 
-  async #take(id: string): Promise<string | undefined> {
-    if (!/^\d{1,19}$/.test(id)) return undefined;
-    const found = await this.#query(`DELETE FROM ${this.#schema}.queue_replies WHERE reply_id = $1 RETURNING message`, [id]);
-    const message = found.rows[0]?.message;
-    return typeof message === 'string' ? message : undefined;
-  }
+  /** Reads and removes stored replies, a batch in one statement (reply-takes.ts). */
+  readonly #takeMany = async (ids: readonly string[]): Promise<ReadonlyMap<string, string>> => {
+    const found = await this.#query(`DELETE FROM ${this.#schema}.queue_replies WHERE reply_id = ANY($1::bigint[]) RETURNING reply_id, message`, [ids]);
+    return new Map(found.rows.map((row) => [String(row.reply_id), String(row.message)]));
+  };
 
   /** Opens the LISTEN connection (again, after a drop) and listens on every channel. */
   async #open(): Promise<void> {

@@ -14,7 +14,8 @@ import type { RedisConnectionForm } from '../connection-forms.js';
 import type { WebhookJobData, WebhookJobResult } from '../job-data.js';
 import { queueKeys } from '../keys.js';
 import type { ResolvedShared } from '../options.js';
-import { publishReply, replyReader, routed, shardedReplies, subscribeReplies, takeReply } from '../redis-route.js';
+import { publishReply, replyReader, routed, shardedReplies, subscribeReplies, takeReplies } from '../redis-route.js';
+import { ReplyTakes } from './reply-takes.js';
 import { acquireSlot, admit, releaseSlot, unclaim } from '../scripts.js';
 import { replyModeOf, type OpeningLink, type QueueStoreLink } from './contract.js';
 import { nextMarkPause } from './mark-pauses.js';
@@ -95,9 +96,10 @@ export function openRedisLink(options: ResolvedShared, web: RedisWebSettings | u
       mayHaveStored: mayHaveApplied,
       replyChannel: (instanceId) => keys.replies(instanceId),
       async listen(channel, message, resumed) {
-        const read = replyReader(channel, replies, (key) => takeReply(commands, key), message, (error) => {
+        const takes = new ReplyTakes(takeReplies(commands), (error) => {
           logger.warn({ err: errorFields(error) }, `${who}: a reply to a waiting call could not be read; the call is answered from its job`);
         });
+        const read = replyReader(channel, replies, takes, message);
         await subscribeReplies(other.client, sharded, channel, read);
         // Back after an outage: replies sent meanwhile are lost. (A cluster's node connections say so with 'node-ready'.)
         for (const event of ['ready', 'node-ready']) other.client.on(event, resumed);
