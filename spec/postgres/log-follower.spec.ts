@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { PostgresWebhookRegistry, type PostgresPoolLike } from 'workflow-webhooks/postgres';
 import { workflowOf } from '../support/registry-contract/fixture.js';
+import { withFakeTimers } from '../support/fake-clock.js';
 import { eventually } from '../support/registry-contract/instances.js';
 import { POSTGRES, sharedPostgres, type PostgresServer } from '../support/postgres-server.js';
 import { findService, markNotRun } from '../support/services.js';
@@ -13,16 +14,21 @@ import { findService, markNotRun } from '../support/services.js';
 /** Changes in the burst. */
 const BURST = 400;
 
-/** A pool whose connections count the statements that read the change log (`… FROM <schema>.changes WHERE version >= …`). */
-function countingPool(url: string, schema: string): { pool: pg.Pool; reads: () => number } {
+/**
+ * A pool whose connections count the statements that read the change log (`… FROM <schema>.changes WHERE version >= …`),
+ * each answer held `slowMs`, so that changes committed after its statement are notified while the read is under way.
+ */
+function countingPool(url: string, schema: string, slowMs = 0): { pool: pg.Pool; reads: () => number } {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   pool.on('error', () => undefined);
   let reads = 0;
   pool.on('connect', (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      if (typeof args[0] === 'string' && args[0].includes(`FROM ${schema}.changes WHERE version >=`)) reads += 1;
-      return query(...args);
+      if (typeof args[0] !== 'string' || !args[0].includes(`FROM ${schema}.changes WHERE version >=`)) return query(...args);
+      reads += 1;
+      const answer = query(...args);
+      return slowMs === 0 ? answer : Promise.resolve(answer).then((rows) => new Promise((resolve) => { setTimeout(() => resolve(rows), slowMs); }));
     };
   });
   return { pool, reads: () => reads };
@@ -60,6 +66,24 @@ if (findService(POSTGRES) === undefined) {
       const reads = counted.reads() - before;
       expect(reads, `reads of the change log for ${BURST} notified changes`).to.be.at.most(BURST / 4);
       expect((await reader.lookup('production', 'POST', `flood-${BURST - 1}`)).found).to.equal(true);
+    });
+
+    it('applies every change of the burst by notifications alone, with the one-second read stopped and each read slow', async () => {
+      const schema = `flood_notified_${process.pid}`;
+      const writer = new PostgresWebhookRegistry({ connectionString: server.url, schema, onEvent: () => undefined });
+      closers.push(() => writer.close());
+      await writer.ready();
+      // Its poll never fires: a notification that came while a read was under way is read only if it was kept.
+      await withFakeTimers(async () => {
+        const counted = countingPool(server.url, schema, 100);
+        closers.push(() => counted.pool.end());
+        const reader = new PostgresWebhookRegistry({ pool: counted.pool as unknown as PostgresPoolLike, schema, onEvent: () => undefined });
+        closers.push(() => reader.close());
+        await reader.ready();
+        await Promise.all(Array.from({ length: BURST }, (_, index) => writer.activate(workflowOf(`wf-${index}`, { path: `flood-${index}`, httpMethod: 'POST' }, `wf-${index}`))));
+        await eventually(async () => (await reader.list()).length === BURST, 10_000);
+        expect((await reader.lookup('production', 'POST', `flood-${BURST - 1}`)).found).to.equal(true);
+      }, ['setInterval', 'clearInterval']);
     });
   });
 }
