@@ -19,7 +19,7 @@ const BESIDE = ['describe'];
  * The address kinds the wiring composes beside production and test (waiting: the resume addresses). They rank with
  * the wiring: they may use every stage, and no stage may use them.
  */
-const ADDRESSES = ['waiting'];
+const ADDRESSES = ['waiting', 'history'];
 const MAX_LINES = 300;
 
 /**
@@ -40,7 +40,7 @@ const LAYER_OF: Record<string, Layer> = {
   'webhooks/registry': 'stages', 'webhooks/request': 'stages', 'webhooks/guards': 'stages', 'webhooks/rate-limit': 'stages', 'webhooks/body': 'stages',
   'webhooks/uploads': 'stages', 'webhooks/payload': 'stages', 'webhooks/validate': 'stages', 'webhooks/run': 'stages', 'webhooks/response': 'stages',
   'webhooks/describe': 'stages', 'webhooks/registry/shared': 'stages', 'webhooks/registry/json-schema': 'stages',
-  webhooks: 'addresses', 'webhooks/waiting': 'addresses',
+  webhooks: 'addresses', 'webhooks/waiting': 'addresses', 'webhooks/history': 'addresses',
   redis: 'entries', postgres: 'entries', queue: 'entries', 'queue/binary': 'entries', 'queue/store': 'entries', 'queue/postgres': 'entries', telemetry: 'entries', fastify: 'entries',
   console: 'entries', 'console/calls': 'entries', 'console/listen': 'entries', 'console/page': 'entries',
   'console/page/form': 'entries', 'console/preview': 'entries', 'console/server': 'entries',

@@ -164,6 +164,14 @@ export const ERROR_CODES = {
   WAIT_NOT_CONFIGURED: 500,
   /** A run asked to wait while the registry holds `maxWaiting` waiting runs. */
   TOO_MANY_WAITING: 503,
+  /** History: no kept call has this id (never kept, or past the retention). */
+  HISTORY_NOT_FOUND: 404,
+  /** History: the call was replayed before, and the replay did not say `again`: a double click never runs it twice. */
+  HISTORY_REPLAYED_BEFORE: 409,
+  /** History: the call cannot be run again as it was: its body or files were not kept whole, it was a test call or a resume, or its webhook is no longer active. */
+  HISTORY_NOT_REPLAYABLE: 422,
+  /** History: the store of calls did not answer (finding, opening or replaying a call); with `Retry-After`. */
+  HISTORY_UNAVAILABLE: 503,
   /** Console: `authorize` said the request must sign in first (it answered 401). */
   CONSOLE_UNAUTHORIZED: 401,
   /** Console: `authorize` refused the request. */

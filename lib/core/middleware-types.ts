@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebhookEventListener } from './events.js';
+import type { WebhookHistory } from './history.js';
 import type { WebhookLogger } from './logger.js';
 import type { ResolvedRateLimitPolicy } from './rate-limits.js';
 
@@ -23,6 +24,8 @@ export interface WebhookMiddleware {
    * returns the unsubscribe. While nobody listens, calls build no events at all.
    */
   subscribe(listener: WebhookEventListener): () => void;
+  /** Finds and replays kept calls; undefined without the `history` option. */
+  readonly history?: WebhookHistory | undefined;
 }
 
 /** A middleware's settings as tools read them; all resolved, with defaults applied. */

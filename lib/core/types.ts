@@ -3,6 +3,7 @@
  * it receives, and the structural middleware type (no express types leak into the published .d.ts). The registry's
  * contract is in webhooks/registry/contract.ts.
  */
+import type { HistoryKeep, RunReplay } from './history.js';
 import type { ExecutionHint } from '../definitions/hints.js';
 import type { RunWaiting, SuspendOptions } from './waits.js';
 import type { RateLimitSetting } from './rate-limits.js';
@@ -143,6 +144,8 @@ export interface WorkflowSettings {
    * first and not run again. `true` reads `Idempotency-Key`. Signed calls use their sender's message id without it.
    */
   idempotencyHeader?: string | true;
+  /** Which of its calls the middleware's history keeps (`all`, `failed`, `none`); without it, `history.keep` decides. */
+  history?: HistoryKeep;
 }
 
 /** A workflow's Webhook trigger nodes. */
@@ -273,6 +276,8 @@ export interface WebhookRun<Body = any> extends RunWaiting {
   signal: AbortSignal;
   /** The call's id: the request's `x-request-id` (option `requestIdHeader`), else a new UUID. On every event too. */
   callId: string;
+  /** Set on a run of a kept call replayed from history: which call, when it first came, who replayed it. */
+  replay?: RunReplay;
 }
 
 export interface ExecutionResult {

@@ -20,7 +20,7 @@ import type { ResolvedQueueOptions } from './options.js';
 import { waitFor } from './outcome.js';
 import { answerWithinMs, refusalOf, tooMany, unavailable, unconfirmed, unreachable } from './refusals.js';
 import type { ReplyWaiters } from './replies.js';
-import { itemContext, seal } from './sealing.js';
+import { itemContext, seal } from '../core/sealing.js';
 import { stageTime, type WorkerStages } from './stages.js';
 import type { QueueStoreLink } from './store/contract.js';
 import type { TraceCarrier } from './tracing.js';
@@ -216,6 +216,7 @@ function jobData(run: WebhookRun, jobId: string, call: HandOffContext, item: Pac
   else data.sealedItem = seal(options.keyring, item, itemContext(jobId, data));
   if (run.workflowName !== undefined) data.workflowName = run.workflowName;
   if (run.resume !== undefined) data.resume = run.resume;
+  if (run.replay !== undefined) data.replay = run.replay;
   if (key !== undefined) data.idempotencyKey = key;
   if (call.settings?.concurrency !== undefined) data.concurrency = call.settings.concurrency;
   if (track) data.tracked = true;

@@ -6,7 +6,7 @@
  */
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { BinaryData, Item, TriggerJson, WebhookRun, WorkflowSettings } from '../core/types.js';
-import { fingerprintKey, type Keyring } from './sealing.js';
+import { fingerprintKey, type Keyring } from '../core/sealing.js';
 
 function header(json: TriggerJson, name: string): string | undefined {
   const value = json.headers[name.toLowerCase()];
@@ -35,7 +35,9 @@ function signedMessageId(json: TriggerJson): string | undefined {
 /** The call's idempotency key, or undefined. */
 export function idempotencyKeyOf(run: WebhookRun, settings: WorkflowSettings | undefined): string | undefined {
   const json = run.items[0]?.json as TriggerJson | undefined;
-  if (json === undefined) return undefined;
+  // A replay is a new run on purpose, never answered as an earlier call (its kept headers hold `[redacted]` for the
+  // key, the same for every replay): the history store's claim keeps each replay to one.
+  if (json === undefined || run.replay !== undefined) return undefined;
   const signed = signedMessageId(json);
   if (signed !== undefined) return `signed:${signed}`;
   const named = settings?.idempotencyHeader;

@@ -3,9 +3,10 @@
  * call (what the worker needs to rebuild the `WebhookRun`), where to send its answer, and how it is scheduled.
  */
 import type { ExecutionHint, HttpMethod, ResponseMode, WebhookKind, WorkflowResponse } from '../core/types.js';
+import type { RunReplay } from '../core/history.js';
 import type { PackedItem } from './binary/pack.js';
 import type { RunResume } from '../core/waits.js';
-import { itemContext, open, seal, type Keyring, type SealedValue } from './sealing.js';
+import { itemContext, open, seal, type Keyring, type SealedValue } from '../core/sealing.js';
 import type { WorkerStages } from './stages.js';
 
 /** The data of every job; the job's name is the workflow's id. */
@@ -39,6 +40,8 @@ export interface WebhookJobData {
   stamps?: true;
   /** A run resumed from `suspend()`: its wait id, state and times (the worker's run gets it as `run.resume`). */
   resume?: RunResume;
+  /** A replay of a kept call (history): which, when it first came, who replayed it (the worker's run gets it as `run.replay`). */
+  replay?: RunReplay;
   /** When the web instance stored it, epoch milliseconds. */
   storedAt: number;
   /** The call's trace context (W3C `traceparent`, `tracestate`), when the web instance traces: the worker's run continues it. */

@@ -13,7 +13,7 @@ import { slotPrefix, type RedisTopology } from '../redis/topology.js';
 import { checkSchemaName } from '../postgres/pool.js';
 import type { WebhookQueueEvent, WebhookWorkerEvent } from './events.js';
 import type { QueueCallStages } from './stages.js';
-import { resolveKeyring, type JobEncryptionOptions, type Keyring } from './sealing.js';
+import { resolveKeyring, type JobEncryptionOptions, type Keyring } from '../core/sealing.js';
 import { resolveQueueTelemetry, type QueueTelemetry } from './tracing.js';
 
 interface Shared {

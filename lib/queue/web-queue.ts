@@ -6,13 +6,13 @@ import { randomUUID } from 'node:crypto';
 import type { Job, Queue } from 'bullmq';
 import { WebhookError } from '../core/errors.js';
 import { errorFields } from '../core/logger.js';
-import type { AcceptedRun, HandOffContext, HandOffExecutor } from '../webhooks/run/hand-off.js';
+import { sealsWith, type AcceptedRun, type HandOffContext, type HandOffExecutor } from '../webhooks/run/hand-off.js';
 import type { ExecutionResult, WebhookRun } from '../core/types.js';
 import { storedRefs } from './binary/pack.js';
 import { handOff, type Connected, type EnqueueContext } from './enqueue.js';
 import { emitter } from './events.js';
 import { failedWith, jobItem, openResult, respondedWith, type WebhookJobData, type WebhookJobResult } from './job-data.js';
-import type { Keyring } from './sealing.js';
+import type { Keyring } from '../core/sealing.js';
 import { resolveQueueOptions, type WebhookQueueOptions } from './options.js';
 import { ReplyWaiters } from './replies.js';
 import { warnIfPrefixWrapped } from './prefix.js';
@@ -141,6 +141,8 @@ export function createWebhookQueue(options: WebhookQueueOptions): WebhookQueue {
       .then((accepted) => accepted.outcome as Promise<ExecutionResult>),
     { handOff: accept, deduplicates: true },
   );
+
+  if (resolved.keyring !== undefined) sealsWith(executor, resolved.keyring);
 
   /** What the queue's own methods wait for: the connections, as long as a call would. */
   const connected = (): Promise<Connected> => connection(answerWithinMs(resolved));

@@ -6,6 +6,7 @@
 import { WebhookError } from '../core/errors.js';
 import type { CallEvents } from '../core/events.js';
 import type { ExecutionResult, HttpMethod, TriggerItem, WebhookKind, WebhookRun, WorkflowResponse } from '../core/types.js';
+import type { RunReplay } from '../core/history.js';
 import { RunWaits } from '../webhooks/waiting/run-waits.js';
 import type { WaitingSettings } from '../webhooks/waiting/settings.js';
 import type { RunResume, SuspendedWait, SuspendOptions } from '../core/waits.js';
@@ -60,6 +61,7 @@ export class QueuedRun implements QueuedWebhookRun {
   #responded = false;
   readonly #waits: RunWaits;
   resume?: RunResume;
+  replay?: RunReplay;
   /** The first respond() answer, kept with the job's result. */
   response: WorkflowResponse | undefined;
 
@@ -83,6 +85,7 @@ export class QueuedRun implements QueuedWebhookRun {
     this.respond = this.respond.bind(this);
     this.progress = this.progress.bind(this);
     if (data.resume !== undefined) this.resume = data.resume;
+    if (data.replay !== undefined) this.replay = data.replay;
     this.#waits = new RunWaits(wiring.waiting, {
       run: this, baseUrl: wiring.baseUrl, workflowId: data.workflowId, workflowName: data.workflowName, nodeName: data.nodeName,
       mode: data.mode, callId: data.callId, events: NO_EVENTS, resume: data.resume,

@@ -38,15 +38,20 @@ export function requestIdOf(req: IncomingMessage, header: string): string | unde
 
 /** The matched call as the `received` event tells it: workflow, node, the address's template, answer mode, body size. */
 export function matchedFields(req: IncomingMessage, target: RequestTarget, webhook: RegisteredWebhook, options: ResolvedOptions, suffix: string | undefined) {
-  const route = target.kind === 'waiting'
-    ? `/${options.waiting.prefix}/:waitId${suffix === undefined || suffix === '' ? '' : `/${suffix}`}`
-    : `/${target.kind === 'test' ? options.testPrefix : options.productionPrefix}/${webhook.path}`;
+  const route = routeOf(target, webhook, options, suffix);
   const length = Number(req.headers['content-length']);
   return {
     workflowId: webhook.workflowId, nodeName: webhook.nodeName, mode: webhook.kind, route, responseMode: webhook.parameters.responseMode,
     ...(webhook.workflowName === undefined ? {} : { workflowName: webhook.workflowName }),
     ...(Number.isSafeInteger(length) && length >= 0 ? { bodyBytes: length } : {}),
   };
+}
+
+/** The address as registered: `/webhook/orders/:orderId`, or a resume address's `/webhook-waiting/:waitId/<suffix>`. */
+export function routeOf(target: RequestTarget, webhook: RegisteredWebhook, options: ResolvedOptions, suffix: string | undefined): string {
+  return target.kind === 'waiting'
+    ? `/${options.waiting.prefix}/:waitId${suffix === undefined || suffix === '' ? '' : `/${suffix}`}`
+    : `/${target.kind === 'test' ? options.testPrefix : options.productionPrefix}/${webhook.path}`;
 }
 
 /**

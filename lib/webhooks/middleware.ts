@@ -20,7 +20,7 @@ import { bodyPace, parsePayload, type Payload } from './payload/index.js';
 import { parseQuery } from './payload/query.js';
 import { checkPayload } from './validate/index.js';
 import { buildRun, runStarted } from './run/build-run.js';
-import { isHandOff } from './run/hand-off.js';
+import { isHandOff, keyringOf } from './run/hand-off.js';
 import { baseUrlResolver } from './request/host.js';
 import { documentRoute } from './describe/serve.js';
 import { InFlight } from './run/in-flight.js';
@@ -30,7 +30,9 @@ import {
 import { answerFrom, startCall, type Call, type StartedCall } from './response/answer-call.js';
 import { reporter } from './run/report.js';
 import { createResponder, NO_RESPONDER } from './response/workflow-responder.js';
-import { matchedFields, requestIdOf, shownPath, replayMemoryOf, shuttingDown, warnOnce, workflowOf, writerOf } from './call-wiring.js';
+import { matchedFields, requestIdOf, routeOf, shownPath, replayMemoryOf, shuttingDown, warnOnce, workflowOf, writerOf } from './call-wiring.js';
+import { HistoryRecorder } from './history/recorder.js';
+import { createHistoryApi } from './history/api.js';
 import { runWaitsOpener } from './waiting/run-waits.js';
 import { waitingSettings } from './waiting/settings.js';
 import { claimWaitCall, giveBackWait, matchWait, resumeInRun, waitingOptions, watchExpiries, type WaitMatch } from './waiting/serve.js';
@@ -60,7 +62,7 @@ export function createWebhookMiddleware(
   if (typeof executor !== 'function') {
     throw new TypeError('workflow-webhooks: the second argument must be the workflow executor function.');
   }
-  const resolved = resolveOptions(options);
+  const resolved = resolveOptions(options, keyringOf(executor));
   const prefixes = { production: resolved.productionPrefix, test: resolved.testPrefix, waiting: resolved.waiting.prefix };
   const shared: SharedSettings = {
     guard: { proxyHops: resolved.proxyHops, credentials: resolved.credentials, replay: replayMemoryOf(registry, executor) },
@@ -98,7 +100,15 @@ export function createWebhookMiddleware(
   watch();
   hub.onChange(watch);
   const openWaits = runWaitsOpener(waiting);
-  const context: Context = { registry, lookupNow: immediateLookup(registry), executor, options: resolved, shared, inFlight, baseUrlOf, waiting, openWaits, hub };
+  const recorder = resolved.history === undefined ? undefined : new HistoryRecorder(resolved.history, resolved.logger);
+  const context: Context = {
+    registry, lookupNow: immediateLookup(registry), executor, options: resolved, shared, inFlight, baseUrlOf, waiting, openWaits, hub, history: recorder,
+  };
+  const history = recorder === undefined ? undefined : createHistoryApi({
+    recorder, registry, executor, openWaits, schemas: resolved.schemas, schemaWork: resolved.limits.schemaWork, maxRunMs: resolved.maxRunMs,
+    baseUrl: resolved.publicUrl, productionPrefix: resolved.productionPrefix, logger: resolved.logger, onWorkflowError: resolved.onWorkflowError,
+    closing: () => (inFlight.closing ? shuttingDown() : undefined),
+  });
   const openApi = resolved.openApi && documentRoute(registry, resolved.openApi, {
     productionPrefix: resolved.productionPrefix, timeoutStatus: resolved.deadline.status, credentials: resolved.credentials, rateLimit: resolved.rateLimit.default,
     validators: resolved.schemas,
@@ -131,11 +141,16 @@ export function createWebhookMiddleware(
   return Object.assign(middleware, {
     settings,
     subscribe: (listener: WebhookEventListener) => hub.subscribe(listener),
+    history,
     close: async (closeOptions: { timeoutMs?: number } = {}): Promise<WebhookShutdownResult> => {
       const timeoutMs = closeOptions.timeoutMs ?? 10_000;
       stopWatching();
       stopWatching = () => undefined;
+      // Bulk replays start no more replays; those under way end as any run does.
+      for (const progress of history?.bulkReplays() ?? []) history?.bulkReplay(progress.id)?.stop();
       const result = await inFlight.drain(timeoutMs);
+      // The calls just ended are kept too: one last batch, within the same bound.
+      await recorder?.writer.close(timeoutMs);
       if (result.aborted > 0) {
         resolved.logger.warn({ ...result, timeoutMs },
           `close(): ${result.aborted} call(s) still under way after ${timeoutMs} ms were told to stop; callers still waiting were answered 503 SHUTTING_DOWN`);
@@ -191,6 +206,11 @@ async function handleCall(call: Served): Promise<void> {
     const auth = guarded instanceof Promise ? await guarded : guarded;
     const limited = limitCall(req, res, target.kind, webhook, context.shared.rateLimit, auth);
     if (limited !== undefined) await limited;
+    // Kept from here: a call that passed its guards and limits (a refused one could not be replayed without them).
+    if (context.history !== undefined) {
+      call.kept = context.history.open(webhook, { kind: target.kind, method, rawPath: target.rawPath, route: routeOf(target, webhook, options, waitMatch?.wait.suffix) });
+      call.kept?.arrived(req.headers, waitMatch === undefined ? target.search : waitMatch.search, auth?.checkedHeader);
+    }
     const payloadSettings = waitMatch === undefined ? context.shared.payload : { ...context.shared.payload, limits: waitMatch.wait.limits };
     payload = await parsePayload(req, payloadSettings, webhook.parameters, auth !== undefined && 'signature' in auth ? auth.signature : undefined);
     call.release = payload.cleanup;
@@ -223,6 +243,7 @@ async function handleCall(call: Served): Promise<void> {
       events,
       openWaits: context.openWaits,
     });
+    call.kept?.request(run, auth?.checkedHeader, payload.kind);
     // close() stopped the call while its body was read: it was answered 503, and no run starts after shutdown.
     if (call.stopReason !== undefined) throw call.stopReason;
     // A test listen is used up only by a call that reaches its workflow: after the guards and parsing, and with
@@ -240,7 +261,7 @@ async function handleCall(call: Served): Promise<void> {
     const answering: Call = {
       res, run, executor: context.executor, parameters, headerPolicy: options.headerPolicy, responder,
       deadline: options.deadline, stops: call, events, report,
-      onSettled: claim?.settled, settings: webhook.settings, checkedHeader: auth?.checkedHeader, caller: auth?.caller,
+      onSettled: claim?.settled ?? call.kept?.settled, onAccepted: call.kept?.accepted, settings: webhook.settings, checkedHeader: auth?.checkedHeader, caller: auth?.caller,
       onRefused: resumed === undefined ? undefined : () => { giveBackWait(context.waiting, waitMatch as WaitMatch); },
     };
     call.executing = true;

@@ -22,6 +22,8 @@ import { resolveWaitingOptions, type ResolvedWaitingOptions, type WaitingMiddlew
 import { resolveOpenApiRoute, type OpenApiRouteOptions, type ResolvedOpenApiRoute } from './describe/settings.js';
 import { resolveRateLimitOptions, type RateLimitOptions, type ResolvedRateLimitOptions } from './rate-limit/settings.js';
 import { resolveNamedValidators, type NamedValidators, type SchemaMiddlewareOptions } from './validate/index.js';
+import { resolveHistory, type HistoryOptions, type ResolvedHistory } from './history/options.js';
+import type { Keyring } from '../core/sealing.js';
 
 export interface WebhookMiddlewareOptions extends WaitingMiddlewareOptions, SchemaMiddlewareOptions {
   /** First path segment of production addresses. Default `webhook`. */
@@ -106,6 +108,8 @@ export interface WebhookMiddlewareOptions extends WaitingMiddlewareOptions, Sche
    * headers go out, and what happens while the registry's store (Redis) cannot count. Default: no address is limited.
    */
   rateLimit?: RateLimitOptions;
+  /** Keeps calls to find and replay them (`middleware.history`): `{ store, keep?, bodyBytes?, … }`. Default: none kept. */
+  history?: HistoryOptions;
 }
 
 export interface ResolvedOptions {
@@ -138,12 +142,14 @@ export interface ResolvedOptions {
   rateLimit: ResolvedRateLimitOptions;
   /** The validators workflows' `schemas` name (option `schemas`). */
   schemas: NamedValidators;
+  /** Call history; undefined: none kept. */
+  history: ResolvedHistory | undefined;
 }
 
 const KNOWN_OPTIONS = new Set(['productionPrefix', 'testPrefix', 'publicUrl', 'allowedHosts', 'errorHandling', 'onWorkflowError', 'limits', 'uploads',
   'responseTimeoutMs', 'timeoutStatus', 'onEvent', 'telemetry', 'proxyHops', 'credentials', 'logger', 'requestIdHeader', 'maxRunMs', 'bodyTimeoutMs',
   'minBodyRate', 'forbiddenResponseHeaders', 'openApi', 'waitingSecret', 'waitingPrefix', 'rateLimit',
-  'schemas']);
+  'schemas', 'history']);
 
 function resolveDeadline(ms: unknown, status: unknown): DeadlineSettings {
   let timeout = 100_000;
@@ -236,7 +242,8 @@ function optionalFunction<T>(name: string, value: T | undefined): T | undefined 
   return value;
 }
 
-export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly<ResolvedOptions> {
+/** `queueKeyring`: the keys a queue executor seals runs with, history's default keys. */
+export function resolveOptions(options: WebhookMiddlewareOptions = {}, queueKeyring?: Keyring): Readonly<ResolvedOptions> {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) fail('options', 'an object', options);
   for (const name of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(name)) throw new TypeError(`workflow-webhooks: unknown option ${name}.`);
@@ -273,5 +280,6 @@ export function resolveOptions(options: WebhookMiddlewareOptions = {}): Readonly
     waiting,
     rateLimit: resolveRateLimitOptions(options.rateLimit, waiting.secret),
     schemas: resolveNamedValidators(options.schemas),
+    history: resolveHistory(options.history, queueKeyring),
   });
 }

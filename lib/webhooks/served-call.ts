@@ -21,6 +21,8 @@ import { sendError } from './response/error-answer.js';
 import { answered, CallState, endFiles, endRun } from './run/call-state.js';
 import type { InFlight } from './run/in-flight.js';
 import type { WaitingSettings } from './waiting/settings.js';
+import type { HistoryRecorder } from './history/recorder.js';
+import type { KeptCall } from './history/kept-call.js';
 
 /** Everything a call needs that the factory made once. */
 export interface Context {
@@ -39,6 +41,8 @@ export interface Context {
   openWaits: OpenRunWaits;
   /** Who hears the calls' events: the onEvent option and subscribers. */
   hub: EventHub;
+  /** Keeps calls for finding and replaying them (option `history`); undefined: none kept. */
+  history: HistoryRecorder | undefined;
 }
 
 /** Settings of the stages, derived from the options once. */
@@ -58,6 +62,8 @@ export class Served extends CallState {
   req: IncomingMessage | undefined;
   next: ((err?: unknown) => void) | undefined;
   readonly method: string | undefined;
+  /** The call as history keeps it, when it is kept. */
+  declare kept: KeptCall | undefined;
 
   constructor(req: IncomingMessage, readonly target: RequestTarget, next: (err?: unknown) => void, readonly context: Context, givenId: string | undefined) {
     super(givenId, NO_EVENTS, context.inFlight);
@@ -85,6 +91,7 @@ export function failCall(state: Served, thrown: unknown): void {
   state.onStop = undefined;
   state.answersStops = false;
   const error = toWebhookError(thrown);
+  state.kept?.failed(error);
   const { events } = state;
   if (!state.executing) {
     endRun(state);

@@ -10,7 +10,7 @@ import type { Confirmation } from '../../redis/replica-acks.js';
 import type { WebhookJobData, WebhookJobResult } from '../job-data.js';
 import type { BinaryStoreHost } from '../binary/store.js';
 import type { OutageLog } from './outage-log.js';
-import type { Keyring } from '../sealing.js';
+import type { Keyring } from '../../core/sealing.js';
 
 /**
  * How a reply reaches its waiting web instance. A reply channel can be published on by more roles than may write the

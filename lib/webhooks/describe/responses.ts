@@ -65,8 +65,8 @@ export function errorComponents(timeoutStatus: number): Record<string, ResponseO
   const byStatus = new Map<number, string[]>();
   for (const [code, catalogued] of Object.entries(ERROR_CODES) as [WebhookErrorCode, number][]) {
     // Resume addresses' own answers are described with their path; a run's waiting errors never reach a caller as such;
-    // the console's are its page's, never a webhook call's.
-    if (NOT_FOR_CALLS.has(code) || code.startsWith('WAIT_') || code === 'TOO_MANY_WAITING' || code.startsWith('CONSOLE_')) continue;
+    // the console's are its page's, and history's its API's (finding and replaying kept calls), never a webhook call's.
+    if (NOT_FOR_CALLS.has(code) || code.startsWith('WAIT_') || code === 'TOO_MANY_WAITING' || code.startsWith('CONSOLE_') || code.startsWith('HISTORY_')) continue;
     const status = code === 'WORKFLOW_TIMEOUT' ? timeoutStatus : catalogued;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }

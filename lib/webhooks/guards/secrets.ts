@@ -35,8 +35,27 @@ const ENDINGS = /(token|secret|password|apikey)$/;
 /** Objects whose keys are names of request data: the rule by name applies inside them, at any depth. */
 const NAMED = new Set(['headers', 'query', 'params']);
 
+/**
+ * Names already judged: a call's header names repeat from call to call, and judging one splits and tests its words.
+ * Bounded in count and in a name's length, so names a caller makes up cannot grow it; emptied when full.
+ */
+const judged = new Map<string, boolean>();
+const MAX_JUDGED = 1000;
+const MAX_JUDGED_LENGTH = 100;
+
 /** Whether a header, query parameter or path parameter of this name carries a credential. */
 export function isSecretName(name: string): boolean {
+  let secret = judged.get(name);
+  if (secret === undefined) {
+    secret = judgeName(name);
+    if (name.length > MAX_JUDGED_LENGTH) return secret;
+    if (judged.size >= MAX_JUDGED) judged.clear();
+    judged.set(name, secret);
+  }
+  return secret;
+}
+
+function judgeName(name: string): boolean {
   if (ALWAYS.has(name.toLowerCase())) return true;
   return name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase().split(/[^a-z0-9]+/).some((word) => {
     const single = word.endsWith('s') ? word.slice(0, -1) : word;

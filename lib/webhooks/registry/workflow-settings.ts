@@ -15,7 +15,7 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 function invalid(workflowId: string, message: string, hint?: string): WebhookError {
   return new WebhookError('WEBHOOK_INVALID_NODE', `Workflow "${workflowId}": ${message}`, {
     hint: hint ?? 'settings holds { concurrency?, maxQueued?, attempts? } as whole numbers, idempotencyHeader? as a header name or true, '
-      + 'and rateLimit? as { limit, windowMs, key? }, a list of them, or false.',
+      + 'rateLimit? as { limit, windowMs, key? }, a list of them, or false, and history? as "all", "failed" or "none".',
   });
 }
 
@@ -41,6 +41,13 @@ export function resolveWorkflowSettings(workflow: WorkflowWebhooks): WorkflowSet
       throw invalid(id, `settings.idempotencyHeader must be a header name or true; got ${JSON.stringify(header) ?? String(header)}.`);
     }
     settings.idempotencyHeader = header;
+  }
+  const history = raw.history;
+  if (history !== undefined) {
+    if (history !== 'all' && history !== 'failed' && history !== 'none') {
+      throw invalid(id, `settings.history must be "all", "failed" or "none"; got ${describeValue(history)}.`);
+    }
+    settings.history = history;
   }
   const rateLimit = resolveRateLimits(raw.rateLimit, 'settings.rateLimit', (path, expected, value) => {
     throw invalid(id, `${path} must be ${expected}; got ${describeValue(value)}.`,

@@ -34,6 +34,8 @@ export interface Call extends ExecutionReporting {
   caller?: string | undefined;
   /** The hand-off refused the run, so nothing was stored: what the call took (a wait it claimed) is given back. */
   onRefused?: (() => void) | undefined;
+  /** The hand-off stored the run as this job (history links the call to it). */
+  onAccepted?: ((jobId: string) => void) | undefined;
 }
 
 export function writeSuccess(call: Pick<Call, 'res' | 'parameters' | 'headerPolicy'>, plan: ResponsePlan): Promise<void> | undefined {
@@ -159,6 +161,7 @@ function startHandedOff(call: Call, executor: HandOffExecutor): StartedCall {
     if (events.active) {
       events.emit({ type: 'enqueued', workflowId: run.workflowId, nodeName: run.nodeName, mode: run.mode, jobId: handed.jobId, duplicate: handed.duplicate });
     }
+    call.onAccepted?.(handed.jobId);
     return handed;
   });
   if (call.onRefused !== undefined) accepted.catch(call.onRefused);

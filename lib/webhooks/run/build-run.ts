@@ -8,6 +8,7 @@ import type { Payload } from '../payload/index.js';
 import type { RequestTarget } from '../request/target.js';
 import type { CallEvents } from '../../core/events.js';
 import type { Item, TriggerItem, TriggerJson, WebhookRun, WorkflowResponse } from '../../core/types.js';
+import type { RunReplay } from '../../core/history.js';
 import type { RunResume, SuspendedWait, SuspendOptions, WaitForCallOptions } from '../../core/waits.js';
 import type { OpenRunWaits, RunWaitsSide } from '../../core/wait-hook.js';
 import type { WebhookError } from '../../core/errors.js';
@@ -41,6 +42,12 @@ export interface RunParts {
   /** A run resumed from `suspend()`. */
   resume?: RunResume | undefined;
 }
+
+/** What a run is made of besides its trigger item: a call's parts, or a kept call's (a replay, which has no request). */
+export type RunSource = Pick<RunParts, 'match' | 'baseUrl' | 'respond' | 'report' | 'call' | 'events' | 'openWaits' | 'resume'> & {
+  /** A replay of a kept call: which, when it first came, who replayed it. */
+  replay?: RunReplay | undefined;
+};
 
 export interface RunCall {
   readonly callId: string;
@@ -79,6 +86,7 @@ class Run implements WebhookRun {
   #respond: WebhookRun['respond'] | undefined;
   readonly #report: (error: WebhookError) => void;
   resume?: RunResume;
+  replay?: RunReplay;
   readonly #call: RunCall;
   readonly #baseUrl: string;
   readonly #events: CallEvents;
@@ -86,7 +94,7 @@ class Run implements WebhookRun {
   #waits: RunWaitsSide | undefined;
   #ended: Promise<unknown> | undefined;
 
-  constructor(parts: RunParts) {
+  constructor(parts: RunSource, item: Item) {
     const { webhook } = parts.match;
     this.workflowId = webhook.workflowId;
     this.workflowName = webhook.workflowName;
@@ -94,7 +102,7 @@ class Run implements WebhookRun {
     this.mode = webhook.kind;
     this.method = webhook.method;
     this.outputIndex = webhook.outputIndex;
-    this.items = [buildTriggerItem(parts)] as WebhookRun['items'];
+    this.items = [item] as WebhookRun['items'];
     this.#respond = parts.respond;
     this.#report = parts.report;
     this.#call = parts.call;
@@ -102,6 +110,7 @@ class Run implements WebhookRun {
     this.#events = parts.events;
     this.#openWaits = parts.openWaits;
     if (parts.resume !== undefined) this.resume = parts.resume;
+    if (parts.replay !== undefined) this.replay = parts.replay;
   }
 
   get callId(): string {
@@ -174,5 +183,10 @@ export function runStarted(run: WebhookRun, ended: Promise<unknown>): void {
 }
 
 export function buildRun(parts: RunParts): WebhookRun {
-  return new Run(parts);
+  return new Run(parts, buildTriggerItem(parts));
+}
+
+/** A run of a kept call's trigger item (a replay): the same run a call gets, with no request behind it. */
+export function buildStoredRun(source: RunSource, item: Item): WebhookRun {
+  return new Run(source, item);
 }

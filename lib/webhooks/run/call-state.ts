@@ -12,6 +12,11 @@ import type { RegisteredWebhook } from '../registry/contract.js';
 import type { InFlight, TrackedCall } from './in-flight.js';
 import { noCleanup } from '../payload/index.js';
 
+/** Hears a call's end: its connection done and its run over (what was sent is known then). */
+export interface CallEndListener {
+  ended(state: CallState): void;
+}
+
 /**
  * A class, not an object literal: V8 may decide to allocate the objects of a literal that often survives straight
  * into the old generation, where a dead one keeps what it points to alive through young-generation collections.
@@ -57,6 +62,8 @@ export class CallState implements TrackedCall {
    * closure kept on the state pin each call's objects through young collections (measured, bench/README.md).
    */
   answersStops = true;
+  /** Hears the call's end, once (history keeps the call then); set only for a call that is kept. */
+  kept: CallEndListener | undefined = undefined;
 
   /** `givenId`: the caller's request id, already checked to be a sane token; undefined for a new UUID. */
   constructor(givenId: string | undefined, events: CallEvents, inFlight: InFlight<CallState>) {
@@ -135,6 +142,7 @@ function progress(state: CallState): void {
   if (state.runOver && !state.responded) {
     state.responded = true;
     if (state.events.active) state.events.emit({ type: 'responded', status: state.status, completed: state.completed });
+    state.kept?.ended(state);
   }
   if (state.runOver && state.filesGone) {
     state.inFlight.remove(state);

@@ -3,6 +3,7 @@
  * before it ends. Matching, guards, parsing and response plans stay the same code in both modes; what changes is when
  * an `onReceived` call is answered: in process at once, with a hand-off once `handOff()` resolves (the run is stored).
  */
+import type { Keyring } from '../../core/sealing.js';
 import type { ExecutionResult, ResponseMode, WebhookExecutor, WebhookRun, WorkflowSettings } from '../../core/types.js';
 
 /** What a hand-off learns about the call beyond its run. */
@@ -53,4 +54,16 @@ export interface HandOffExecutor extends WebhookExecutor {
 
 export function isHandOff(executor: WebhookExecutor): executor is HandOffExecutor {
   return typeof (executor as Partial<HandOffExecutor>).handOff === 'function';
+}
+
+/** The keys a hand-off seals stored runs with (its `encryption`), kept off its public shape. */
+const keyrings = new WeakMap<WebhookExecutor, Keyring>();
+
+/** Says which keys the hand-off seals runs with: history seals kept calls with them too, unless given others. */
+export function sealsWith(executor: HandOffExecutor, keyring: Keyring): void {
+  keyrings.set(executor, keyring);
+}
+
+export function keyringOf(executor: WebhookExecutor): Keyring | undefined {
+  return keyrings.get(executor);
 }

@@ -9,15 +9,11 @@
  */
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 
-/** A sealed JSON value as it is stored: the key's id, the 96-bit nonce, the 128-bit tag and the ciphertext, base64. */
-export interface SealedValue {
-  kid: string;
-  iv: string;
-  tag: string;
-  data: string;
-}
+import type { SealedValue } from './sealed-value.js';
 
-/** The queue and worker option `encryption`. */
+export type { SealedValue };
+
+/** The `encryption` option of the queue, the worker and history. */
 export interface JobEncryptionOptions {
   /** The id of the key new job data is sealed with; one of `keys`. */
   currentKeyId: string;
@@ -35,30 +31,30 @@ export interface Keyring {
 
 const KEY_ID = /^[\w.-]{1,64}$/;
 
-function keyBytes(id: string, value: unknown): Buffer {
+function keyBytes(id: string, value: unknown, owner: string): Buffer {
   let key: Buffer | undefined;
   if (Buffer.isBuffer(value)) key = Buffer.from(value);
   else if (typeof value === 'string' && /^[0-9a-f]{64}$/i.test(value)) key = Buffer.from(value, 'hex');
   else if (typeof value === 'string' && /^[A-Za-z0-9+/_-]{43}=?$/.test(value)) key = Buffer.from(value, value.includes('-') || value.includes('_') ? 'base64url' : 'base64');
   if (key?.length !== 32) {
-    throw new TypeError(`workflow-webhooks/queue: encryption key "${id}" must be 32 bytes: a Buffer, 64 hex digits or base64 (e.g. crypto.randomBytes(32).toString('base64')).`);
+    throw new TypeError(`${owner}: encryption key "${id}" must be 32 bytes: a Buffer, 64 hex digits or base64 (e.g. crypto.randomBytes(32).toString('base64')).`);
   }
   return key;
 }
 
-/** Checks the `encryption` option once, at the factory. */
-export function resolveKeyring(options: JobEncryptionOptions | undefined): Keyring | undefined {
+/** Checks an `encryption` option once, at its factory; `owner` names the option's owner in the refusals. */
+export function resolveKeyring(options: JobEncryptionOptions | undefined, owner = 'workflow-webhooks/queue'): Keyring | undefined {
   if (options === undefined) return undefined;
   if (typeof options !== 'object' || options === null || typeof options.keys !== 'object' || options.keys === null) {
-    throw new TypeError('workflow-webhooks/queue: option encryption is { currentKeyId, keys: { [id]: key } }.');
+    throw new TypeError(`${owner}: option encryption is { currentKeyId, keys: { [id]: key } }.`);
   }
   const keys = new Map<string, Buffer>();
   for (const [id, value] of Object.entries(options.keys)) {
-    if (!KEY_ID.test(id)) throw new TypeError(`workflow-webhooks/queue: encryption key id "${id}" takes 1 to 64 letters, digits, _, . and - only.`);
-    keys.set(id, keyBytes(id, value));
+    if (!KEY_ID.test(id)) throw new TypeError(`${owner}: encryption key id "${id}" takes 1 to 64 letters, digits, _, . and - only.`);
+    keys.set(id, keyBytes(id, value, owner));
   }
   if (!keys.has(options.currentKeyId)) {
-    throw new TypeError(`workflow-webhooks/queue: encryption.currentKeyId ${JSON.stringify(options.currentKeyId)} must name one of encryption.keys.`);
+    throw new TypeError(`${owner}: encryption.currentKeyId ${JSON.stringify(options.currentKeyId)} must name one of encryption.keys.`);
   }
   return { currentKeyId: options.currentKeyId, keys };
 }

@@ -1,0 +1,86 @@
+/**
+ * The middleware's side of history: which calls are kept (the workflow's `settings.history`, else `history.keep`),
+ * a kept call's record made and handed to the batching writer, sealed under the `encryption` keys on its way, and
+ * a stored record opened again for the history API.
+ */
+import { WebhookError } from '../../core/errors.js';
+import type { HistoryData, HistoryEntry, HistoryRecord } from '../../core/history.js';
+import type { WebhookLogger } from '../../core/logger.js';
+import { isSealed, open, seal } from '../../core/sealing.js';
+import { redactPath } from '../guards/secrets.js';
+import type { RegisteredWebhook } from '../registry/contract.js';
+import { historyId } from './ids.js';
+import { KeptCall } from './kept-call.js';
+import { freezeRecord } from './record-text.js';
+import type { ResolvedHistory } from './options.js';
+import { HistoryWriter } from './writer.js';
+
+/** The additional data a call's sealed data is bound to: its id, so a store writer cannot move it to another call. */
+const sealedContext = (id: string): string => `history:${id}`;
+
+export class HistoryRecorder {
+  readonly settings: ResolvedHistory;
+  readonly writer: HistoryWriter;
+
+  constructor(settings: ResolvedHistory, logger: WebhookLogger) {
+    this.settings = settings;
+    this.writer = new HistoryWriter({ store: settings.store, flushMs: settings.flushMs, maxPending: settings.maxPending, logger });
+  }
+
+  /**
+   * A production call or a resume that passed its guards, when its workflow keeps calls; undefined otherwise. Test
+   * calls are not kept: the console's listen shows them, and they cannot be replayed.
+   */
+  open(webhook: RegisteredWebhook, where: { kind: 'production' | 'test' | 'waiting'; method: string; rawPath: string; route: string }): KeptCall | undefined {
+    if (where.kind === 'test' || (webhook.settings?.history ?? this.settings.keep) === 'none') return undefined;
+    const waitId = where.kind === 'waiting' ? where.rawPath.split('/')[0] : undefined;
+    // As recent calls show it: the prefix, then the path with a credential-named parameter (`reset/:token`) redacted.
+    const shown = waitId === undefined ? redactPath(where.rawPath, webhook.path) : where.rawPath;
+    return new KeptCall(this, webhook, { method: where.method, path: `/${where.route.split('/')[1] ?? ''}/${shown}`, route: where.route, waitId });
+  }
+
+  /** Whether a finished call is kept: `failed` keeps calls with an error code or no answer sent, and 4xx/5xx answers. */
+  keeps(webhook: RegisteredWebhook, record: HistoryRecord): boolean {
+    const keep = webhook.settings?.history ?? this.settings.keep;
+    if (keep === 'all') return true;
+    if (keep === 'none') return false;
+    return record.code !== undefined || record.status === undefined || record.status >= 400;
+  }
+
+  /**
+   * Gives the record its id, seals its data when there are keys, makes its text, and queues it for the next batch.
+   * `bodyText`: the clear body kept whole as JSON text, not in the record's data yet.
+   */
+  write(record: HistoryRecord, bodyText?: string): string {
+    record.id = historyId(record.at);
+    const { keyring } = this.settings;
+    if (keyring !== undefined && 'clear' in record.data) {
+      if (bodyText !== undefined) record.data.clear.body = JSON.parse(bodyText) as unknown;
+      record.data = { sealed: seal(keyring, record.data.clear, sealedContext(record.id)) };
+    }
+    freezeRecord(record, keyring === undefined ? bodyText : undefined);
+    this.writer.add(record);
+    return record.id;
+  }
+
+  /** A stored record with its data opened; a sealed one no key opens is HISTORY_UNAVAILABLE, saying why. */
+  opened(record: HistoryRecord): HistoryEntry {
+    const { data, ...fields } = record;
+    if ('clear' in data) return { ...fields, data: data.clear };
+    if (!isSealed(data.sealed)) throw unreadable(record.id, 'its data is neither clear nor sealed');
+    try {
+      return { ...fields, data: open<HistoryData>(this.settings.keyring, data.sealed, sealedContext(record.id)) };
+    } catch (error) {
+      throw unreadable(record.id, this.settings.keyring?.keys.has(data.sealed.kid) === true
+        ? 'it does not open with its key: it was changed, or moved from another call'
+        : `it is sealed with key "${data.sealed.kid}", which history.encryption does not list`, error);
+    }
+  }
+}
+
+function unreadable(id: string, why: string, cause?: unknown): WebhookError {
+  return new WebhookError('HISTORY_UNAVAILABLE', `The kept call ${id} cannot be read: ${why}.`, {
+    hint: 'Keep every key that sealed kept calls listed in history.encryption.keys until those calls are past the retention.',
+    cause,
+  });
+}

@@ -1,0 +1,24 @@
+/**
+ * History ids: the arrival time, then 64 random bits drawn from a pool refilled as it runs out; every id of a burst
+ * of calls is its own, across refills, and ids sort as their calls arrived.
+ */
+import { expect } from 'chai';
+import { HISTORY_ID, firstIdAt, historyId } from '../../../lib/webhooks/history/ids.js';
+
+describe('history ids', () => {
+  it('gives every call of a burst its own id, across the random pool\'s refills', () => {
+    const at = Date.UTC(2026, 10, 28, 12);
+    // 2 000 ids use the 4 KiB pool almost four times over.
+    const ids = Array.from({ length: 2000 }, () => historyId(at));
+    for (const id of ids) expect(id).to.match(HISTORY_ID);
+    expect(new Set(ids).size).to.equal(ids.length);
+    expect(new Set(ids.map((id) => id.slice(10))).size).to.equal(ids.length);
+  });
+
+  it('sorts ids as their calls arrived, each at or after the first id of its time', () => {
+    const times = [Date.UTC(2026, 0, 1), Date.UTC(2026, 0, 1) + 1, Date.UTC(2026, 5, 1), Date.UTC(2027, 0, 1)];
+    const ids = times.map((at) => historyId(at));
+    expect([...ids].sort()).to.deep.equal(ids);
+    times.forEach((at, index) => expect((ids[index] as string) >= firstIdAt(at)).to.equal(true));
+  });
+});
