@@ -10,3 +10,5 @@ export { RedisCallLog } from './call-log.js';
 export type { RedisCallLogClient, RedisCallLogOptions } from './call-log.js';
 export type { SharedStoreEvent, SharedStoreHealth } from '../webhooks/registry/shared/events.js';
 export type { RegistryReadyOptions } from '../webhooks/registry/shared/store-registry.js';
+export { RedisHistoryStore } from './history.js';
+export type { RedisHistoryStoreOptions } from './history.js';
