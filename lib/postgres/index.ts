@@ -11,3 +11,4 @@ export { SCHEMA_VERSION } from './schema.js';
 export { PostgresCallLog, type PostgresCallLogOptions } from './call-log.js';
 export type { SharedStoreEvent, SharedStoreHealth } from '../webhooks/registry/shared/events.js';
 export type { RegistryReadyOptions } from '../webhooks/registry/shared/store-registry.js';
+export { PostgresHistoryStore, type PostgresHistoryStoreOptions } from './history.js';

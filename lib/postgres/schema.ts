@@ -6,6 +6,7 @@
  */
 import { WebhookError } from '../core/errors.js';
 import type { PostgresLink, Transaction } from './pool.js';
+import { V4 } from './history-sql.js';
 import { V2 } from './queue-schema.js';
 
 /**
@@ -122,7 +123,7 @@ CREATE TABLE {S}.deployment_keys (name text PRIMARY KEY, key bytea NOT NULL);
 `;
 
 /** The migrations in order: index + 1 is the version each brings the schema to. Never edit one that shipped. */
-export const MIGRATIONS: readonly string[] = [V1, V2, V3];
+export const MIGRATIONS: readonly string[] = [V1, V2, V3, V4];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
