@@ -1,7 +1,8 @@
 /**
  * Entry point `workflow-webhooks/console`: a page for the people who run the webhooks, mounted like any router.
  * It lists every active address (production, test, waiting) with how it is guarded, listens for test events and
- * shows what arrived, keeps the last calls live, retries queue mode's failed runs, and previews node parameters.
+ * shows what arrived, keeps the last calls live, retries queue mode's failed runs, finds and replays the calls the
+ * middleware's history keeps, and previews node parameters.
  *
  * @module workflow-webhooks/console
  */
@@ -12,6 +13,7 @@ import { ConsoleListens } from './listen/listens.js';
 import { resolveConsoleOptions, type WebhookConsoleOptions } from './options.js';
 import { apiRoutes } from './server/api-routes.js';
 import { EventStreams } from './server/event-stream.js';
+import { historyRoutes } from './server/history-routes.js';
 import { jobRoutes } from './server/job-routes.js';
 import { pageRoutes } from './server/page-routes.js';
 import { consoleRouter } from './server/router.js';
@@ -23,7 +25,10 @@ export type * from './protocol.js';
 
 export interface WebhookConsole {
   (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void): void;
-  /** Stops hearing the middleware, ends the pages' event streams, stops the console's listens, closes its own call log. */
+  /**
+   * Stops hearing the middleware (its calls, its bulk replays' progress), ends the pages' event streams, stops the
+   * console's listens, closes its own call log.
+   */
   close(): Promise<void>;
 }
 
@@ -61,10 +66,12 @@ export function createWebhookConsole(options: WebhookConsoleOptions): WebhookCon
     recorder.onEvent(event);
     listens.webhookEvent(event);
   });
+  const stopHearingReplays = resolved.history?.onProgress((progress) => streams.broadcast({ type: 'replay', progress }));
   const handler = consoleRouter([
     ...pageRoutes(resolved, listens, streams),
     ...apiRoutes({ options: resolved, listens }),
     ...jobRoutes(resolved.queue, (event) => streams.broadcast(event)),
+    ...historyRoutes(resolved),
   ], resolved);
 
   let closing: Promise<void> | undefined;
@@ -73,6 +80,7 @@ export function createWebhookConsole(options: WebhookConsoleOptions): WebhookCon
       closing ??= (async () => {
         stopHearingCalls();
         stopHearingLog();
+        stopHearingReplays?.();
         streams.close();
         await listens.close();
         if (resolved.ownsCallLog) await callLog.close?.();

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebhookRegistry } from '../webhooks/registry/contract.js';
 import type { WebhookMiddleware, WorkflowWebhooks } from '../core/types.js';
+import type { WebhookHistory } from '../core/history.js';
 import { safeLogger, type WebhookLogger } from '../core/logger.js';
 import type { CallLog } from './calls/contract.js';
 import { checkCapacity, MemoryCallLog } from './calls/memory-log.js';
@@ -73,6 +74,11 @@ export interface WebhookConsoleOptions {
   title?: string;
   /** Where internal failures go, with their cause. Default: the middleware's logger. */
   logger?: WebhookLogger;
+  /**
+   * Who is using the console, as the host knows them (`(req) => req.user?.email`): recorded as `by` on each replay it
+   * starts, and on the replayed run (`run.replay.by`). Without it, or when it gives nothing, `by` is `console`.
+   */
+  userOf?: (req: IncomingMessage) => string | undefined;
 }
 
 export interface ResolvedConsoleOptions {
@@ -93,10 +99,13 @@ export interface ResolvedConsoleOptions {
   preview: boolean;
   title: string;
   logger: WebhookLogger;
+  userOf: ((req: IncomingMessage) => string | undefined) | undefined;
+  /** The middleware's kept calls (its `history` option); undefined: the History section says how to turn it on. */
+  history: WebhookHistory | undefined;
 }
 
 const KNOWN = new Set(['registry', 'middleware', 'authorize', 'public', 'challenge', 'csrfSecret', 'webhookUrl', 'workflows', 'maxListenMs',
-  'maxCapturedFileBytes', 'callLog', 'recentCalls', 'instance', 'queue', 'preview', 'title', 'logger']);
+  'maxCapturedFileBytes', 'callLog', 'recentCalls', 'instance', 'queue', 'preview', 'title', 'logger', 'userOf']);
 
 function fail(message: string): never {
   throw new TypeError(`workflow-webhooks/console: ${message}`);
@@ -161,6 +170,7 @@ export function resolveConsoleOptions(options: WebhookConsoleOptions): ResolvedC
     fail('queue must be the WebhookQueue of workflow-webhooks/queue (it needs failed(), retry() and status()).');
   }
   if (options.preview !== undefined && typeof options.preview !== 'boolean') fail('preview must be true or false.');
+  if (options.userOf !== undefined && typeof options.userOf !== 'function') fail('userOf must be a function (req) => the user\'s name, or undefined.');
   return {
     registry,
     middleware,
@@ -178,5 +188,7 @@ export function resolveConsoleOptions(options: WebhookConsoleOptions): ResolvedC
     preview: options.preview ?? true,
     title: optionalText('title', options.title) ?? 'Webhooks',
     logger: options.logger === undefined ? middleware.settings.logger : safeLogger(options.logger),
+    userOf: options.userOf,
+    history: middleware.history,
   };
 }

@@ -23,13 +23,20 @@
  *   POST /api/preview/methods/listSearch/:method           body { filter } → { results }
  *   POST /api/preview/methods/resourceMapping/:method      body { parameters } → { fields }
  *   GET  /api/events                             text/event-stream of ConsoleEvent (`event:` is its `type`)
+ *   …/api/history…                               kept calls and their replay: protocol-history.ts
  */
+import type { BulkReplayProgressDto } from './protocol-history.js';
+
+export type * from './protocol-history.js';
+export type * from './protocol-preview.js';
 
 /** Error answers of every route: `{ code, message, hint? }` (codes `CONSOLE_*` of the library's catalogue), or a lint's issues. */
 export interface ApiError {
   code?: string;
   message: string;
   hint?: string;
+  /** PAYLOAD_INVALID: where the payload did not match its schema, and what was expected there. */
+  errors?: { path: string; message: string }[];
 }
 
 /** GET /api/overview: what the page needs before anything else. */
@@ -48,6 +55,8 @@ export interface ConsoleOverview {
     queue: boolean;
     /** The node parameter preview. */
     preview: boolean;
+    /** Kept calls and their replay (the middleware has `history`). */
+    history: boolean;
   };
   /** How many recent calls the console keeps. */
   recentCallsKept: number;
@@ -268,28 +277,12 @@ export interface JobStateDto {
   finishedAt?: number;
 }
 
-export interface FindingDto {
-  path: string;
-  code: string;
-  severity: 'error' | 'warning';
-  message: string;
-}
-
-export interface LintAnswer {
-  valid: boolean;
-  findings: FindingDto[];
-}
-
-export interface ExampleDto {
-  id: string;
-  title: string;
-  description: unknown;
-}
-
 /** What GET /api/events streams; each is sent with `event: <type>` and the object as its data. */
 export type ConsoleEvent =
   | { type: 'call'; call: CallRecord }
   | ({ type: 'listen' } & ListenSnapshot)
   | { type: 'countdown'; workflowId: string; listenId: string; secondsLeft: number }
   /** A failed job was retried (here or elsewhere): the page reloads the list. */
-  | { type: 'jobs' };
+  | { type: 'jobs' }
+  /** A bulk replay of this instance went on (or ended). */
+  | { type: 'replay'; progress: BulkReplayProgressDto };

@@ -1,14 +1,16 @@
 /**
  * The console page's entry: asks the API for its overview (the CSRF token, what the host turned on), then draws the
  * header with the section links and shows the section the address names (`#webhooks`, `#listen/<workflowId>`,
- * `#calls`, `#failed`, `#preview`). Sections are made when first shown; every made section hears the page's one
- * event stream from then on. The Preview's form renderer is loaded only when that section is first shown.
+ * `#calls`, `#history/<id>`, `#failed`, `#preview`). Sections are made when first shown; every made section hears
+ * the page's one event stream from then on. The Preview's form renderer is loaded only when that section is first
+ * shown.
  */
 import type { ConsoleOverview } from '../protocol.js';
 import { ConsoleApi, errorText } from './api.js';
 import { callsSection } from './calls-tab.js';
 import { h } from './dom.js';
 import { failedSection } from './failed-tab.js';
+import { historySection } from './history-tab.js';
 import { startExpiryTicker } from './format.js';
 import { ListenStore } from './listen-store.js';
 import { listenSection } from './listen-tab.js';
@@ -52,6 +54,7 @@ function tabsOf(overview: ConsoleOverview, store: ListenStore): Tab[] {
     { id: 'webhooks', name: 'Webhooks', make: webhooksSection },
     { id: 'listen', name: 'Listen', make: (context) => listenSection(context, store) },
     { id: 'calls', name: 'Recent calls', make: callsSection },
+    overview.features.history && { id: 'history', name: 'History', make: historySection },
     overview.features.queue && { id: 'failed', name: 'Failed runs', make: failedSection },
     overview.features.preview && {
       id: 'preview', name: 'Preview',

@@ -6,7 +6,7 @@
 import type { ConsoleEvent } from '../protocol.js';
 import { h } from './dom.js';
 
-const EVENT_TYPES: ConsoleEvent['type'][] = ['call', 'listen', 'countdown', 'jobs'];
+const EVENT_TYPES: ConsoleEvent['type'][] = ['call', 'listen', 'countdown', 'jobs', 'replay'];
 const REOPEN_MS = 5000;
 
 export interface LiveStream {

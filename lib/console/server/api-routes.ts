@@ -70,7 +70,9 @@ export function apiRoutes({ options, listens }: ApiParts): Route[] {
           title: options.title,
           csrfToken: issueCsrfToken(req, res, options.csrfSecret, mountPath),
           webhookUrl: webhookBaseOf(req, options.webhookUrl),
-          features: { listen: options.workflows !== undefined, queue: options.queue !== undefined, preview: options.preview },
+          features: {
+            listen: options.workflows !== undefined, queue: options.queue !== undefined, preview: options.preview, history: options.history !== undefined,
+          },
           recentCallsKept: options.callLog.capacity,
         };
         if (settings.openApiPath !== undefined) overview.openApiUrl = `${overview.webhookUrl}${settings.openApiPath}`;
