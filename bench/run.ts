@@ -11,10 +11,12 @@
  * and with an SDK, and with the console mounted), replicas (queue mode with replica acknowledgement against without;
  * starts a primary and a replica), ratelimit (CPU per call of an address without and with a rate limit, memory and
  * Redis and PostgreSQL registries; starts its own servers), stores (a registry change on Redis and on PostgreSQL), parse (what parsing one JSON or XML body costs the event loop),
- * schemas (what checking a body against a payload schema costs per call, against the compiler of b38d9c9, and RE2 against V8's RegExp).
+ * schemas (what checking a body against a payload schema costs per call, against the compiler of b38d9c9, and RE2 against V8's RegExp),
+ * history (what keeping call history costs a call on each store, PostgreSQL's statements at 1 000 calls/s, what a crash loses).
  */
 import { cpus, totalmem } from 'node:os';
 import { benchDefinitions } from './definitions.js';
+import { benchHistory } from './history.js';
 import { benchHttp } from './http.js';
 import { benchParseCost } from './parse-cost.js';
 import { benchQueue } from './queue-mode.js';
@@ -66,3 +68,4 @@ if (wants('queue') || only === 'stages') write(`## Queue mode: the stages of a l
 if (wants('stores')) write(`## A registry change on each shared store (redis-server and PostgreSQL started by the benchmark)\n\n${await benchStoreChanges(settings.rounds)}\n\n`);
 if (wants('ratelimit')) write(`## Rate limits: CPU per call (redis-server started by the benchmark)\n\n${await benchRateLimit(settings)}\n\n`);
 if (wants('replicas')) write(`## Queue mode with replica acknowledgement (a primary and one replica on loopback)\n\n${await benchReplicas(settings)}\n\n`);
+if (wants('history')) write(`## Call history: its cost per call, PostgreSQL statements at 1 000 calls/s, and what a crash loses\n\n${await benchHistory()}\n\n`);
