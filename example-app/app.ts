@@ -5,7 +5,7 @@
  */
 import express from 'express';
 import {
-  createWebhookMiddleware, MemoryWebhookRegistry, type WebhookExecutor, type WebhookMiddleware, type WebhookRegistry, type WorkflowWebhooks,
+  createWebhookMiddleware, MemoryHistoryStore, MemoryWebhookRegistry, type WebhookExecutor, type WebhookMiddleware, type WebhookRegistry, type WorkflowWebhooks,
 } from 'workflow-webhooks';
 import { createExecutor, type Step } from './executor.js';
 import { addEditorRoutes } from './editor.js';
@@ -162,6 +162,8 @@ export async function createOrdersApp(options: OrdersAppOptions = {}): Promise<e
     openApi: { path: '/openapi.json', title: 'Orders automation', version: '1.0.0' },
     waitingSecret: options.waitingSecret ?? EXAMPLE_WAITING_SECRET,
     telemetry,
+    // Every call kept for the console's History section (bodies up to 64 kB), to find one and replay it after a fix.
+    history: { store: new MemoryHistoryStore(), bodyBytes: 65_536, answerBytes: 16_384 },
   });
   app.use('/api/automation', middleware);
   options.mounted?.(middleware);
