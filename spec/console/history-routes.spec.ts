@@ -50,6 +50,15 @@ async function errorOf(answer: Response): Promise<{ status: number; code: string
   return { status: answer.status, ...body };
 }
 
+/** A memory store that refuses to keep calls while `refusing`, as a store that went away would. */
+class RefusingStore extends MemoryHistoryStore {
+  refusing = false;
+
+  override append(records: Parameters<MemoryHistoryStore['append']>[0]): Promise<void> {
+    return this.refusing ? Promise.reject(new Error('the store is away')) : super.append(records);
+  }
+}
+
 const url = (app: ConsoleApp, path: string): string => `${app.origin}${CONSOLE_BASE}${path}`;
 
 describe('the console\'s History API', () => {
@@ -136,6 +145,22 @@ describe('the console\'s History API', () => {
       harness = await start();
       for (const [index, status] of ['paid', 'paid', 'open'].entries()) await call(harness.app, 'orders', { order: { status } }, `order-${index}`);
       await harness.app.middleware.history!.flush();
+    });
+
+    it('answers a replay with its result though the history store will not keep it now: the replay ran, its entry waits for the next batch', async () => {
+      await harness.app.close();
+      const store = new RefusingStore();
+      harness = await start({ middleware: { history: { store, bodyBytes: 65_536 }, logger: { error: () => undefined, warn: () => undefined } } });
+      await call(harness.app, 'orders', { order: { status: 'paid' } }, 'order-x');
+      await harness.app.middleware.history!.flush();
+      const [original] = (await harness.page.get<HistoryListing>('/api/history?requestId=order-x')).entries;
+      store.refusing = true;
+      const replayed = await harness.page.post(`/api/history/${original!.id}/replay`, {});
+      expect(replayed.status).to.equal(200);
+      expect(await replayed.json()).to.deep.include({ of: original!.id, status: 200 });
+      store.refusing = false;
+      await harness.app.middleware.history!.flush();
+      expect((await harness.page.get<HistoryListing>(`/api/history?replayOf=${original!.id}`)).entries).to.have.length(1);
     });
 
     it('replays a call once as the console\'s user, links the replay to it, and replays it again only when asked again', async () => {
