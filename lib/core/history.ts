@@ -148,7 +148,7 @@ export interface HistoryRetention {
  */
 export interface HistoryStore {
   readonly retention: HistoryRetention;
-  /** Adds calls (one batch: one round trip). */
+  /** Adds calls (one batch: one round trip). The records are the store's to read, never to change. */
   append(records: readonly HistoryRecord[]): Promise<void>;
   get(id: string): Promise<HistoryRecord | undefined>;
   find(query: HistoryStoreQuery): Promise<HistoryStorePage>;
