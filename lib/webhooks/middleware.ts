@@ -149,7 +149,8 @@ export function createWebhookMiddleware(
       // Bulk replays start no more replays; those under way end as any run does.
       for (const progress of history?.bulkReplays() ?? []) history?.bulkReplay(progress.id)?.stop();
       const result = await inFlight.drain(timeoutMs);
-      // The calls just ended are kept too: one last batch, within the same bound.
+      // The calls and replays just ended are kept too: one last batch, within the same bound.
+      await recorder?.replaysEnded(timeoutMs);
       await recorder?.writer.close(timeoutMs);
       if (result.aborted > 0) {
         resolved.logger.warn({ ...result, timeoutMs },

@@ -120,12 +120,12 @@ export function createHistoryApi(context: ReplayContext): WebhookHistory {
     },
     replay(id: string, options: ReplayOptions): Promise<ReplayResult> {
       const by = checkedBy(options?.by);
-      return replayCall(context, id, { by, again: options.again === true });
+      return recorder.replaying(replayCall(context, id, { by, again: options.again === true }));
     },
     replayAll(given: HistoryFilter, options: BulkReplayOptions): BulkReplay {
       const by = checkedBy(options?.by);
       const filter = checkedFilter(given);
-      const run = new BulkReplayRun({ find, replay: (id, one) => replayCall(context, id, one) }, filter, {
+      const run = new BulkReplayRun({ find, replay: (id, one) => recorder.replaying(replayCall(context, id, one)) }, filter, {
         by, again: options.again === true,
         perSecond: checkedRate('perSecond', options.perSecond, 5, 1000),
         concurrency: Math.floor(checkedRate('concurrency', options.concurrency, 4, 64)),

@@ -22,6 +22,9 @@ export class HistoryRecorder {
   readonly settings: ResolvedHistory;
   readonly writer: HistoryWriter;
 
+  /** Replays under way: close() lets them end (within its bound) before the last batch, so that their entries are in it. */
+  readonly #replays = new Set<Promise<unknown>>();
+
   constructor(settings: ResolvedHistory, logger: WebhookLogger) {
     this.settings = settings;
     this.writer = new HistoryWriter({ store: settings.store, flushMs: settings.flushMs, maxPending: settings.maxPending, logger });
@@ -37,6 +40,23 @@ export class HistoryRecorder {
     // As recent calls show it: the prefix, then the path with a credential-named parameter (`reset/:token`) redacted.
     const shown = waitId === undefined ? redactPath(where.rawPath, webhook.path) : where.rawPath;
     return new KeptCall(this, webhook, { method: where.method, path: `/${where.route.split('/')[1] ?? ''}/${shown}`, route: where.route, waitId });
+  }
+
+  /** Counts a replay as under way until it settles. */
+  replaying<T>(replay: Promise<T>): Promise<T> {
+    const settled = replay.then(() => undefined, () => undefined);
+    this.#replays.add(settled);
+    void settled.then(() => { this.#replays.delete(settled); });
+    return replay;
+  }
+
+  /** Resolves once the replays under way have ended, or `timeoutMs` has passed. */
+  async replaysEnded(timeoutMs: number): Promise<void> {
+    if (this.#replays.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs).unref(); });
+    await Promise.race([Promise.all(this.#replays), gaveUp]);
+    clearTimeout(timer);
   }
 
   /** Whether a finished call is kept: `failed` keeps calls with an error code or no answer sent, and 4xx/5xx answers. */

@@ -69,6 +69,20 @@ describe('replaying a kept call', () => {
     expect((await app!.history.get(original.id))?.replays).to.equal(1);
   });
 
+  it('lets a replay under way end when the middleware closes, and keeps its entry in the last batch', async () => {
+    let open = (): void => undefined;
+    const gate = new Promise<void>((resolve) => { open = resolve; });
+    await start({ executor: async (run) => { if (run.replay !== undefined) await gate; return { items: run.items }; } });
+    const original = await keptCall('orders', { order: 7 });
+    const replaying = app!.history.replay(original.id, { by: 'ada' });
+    const closing = app!.middleware.close({ timeoutMs: 5000 });
+    setImmediate(open);
+    const { entryId } = await replaying;
+    await closing;
+    const kept = await app!.store.find({ limit: 10 });
+    expect(kept.records.map((record) => record.id)).to.include(entryId);
+  });
+
   it('gives the replayed run the webhookUrl the original caller used, without publicUrl', async () => {
     await start();
     const original = await keptCall('orders', { order: 7 });
