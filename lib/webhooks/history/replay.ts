@@ -9,8 +9,7 @@ import { toWebhookError, WebhookError } from '../../core/errors.js';
 import { NO_EVENTS } from '../../core/events.js';
 import type { HistoryEntry, ReplayOptions, ReplayResult } from '../../core/history.js';
 import { errorFields, type WebhookLogger } from '../../core/logger.js';
-import type { NamedValidators } from '../validate/index.js';
-import { checkPayload } from '../validate/index.js';
+import { checkPayload, type NamedValidators } from '../validate/index.js';
 import type { OpenRunWaits } from '../../core/wait-hook.js';
 import type { WebhookExecutor, WebhookRun, WorkflowResponse } from '../../core/types.js';
 import type { RegisteredWebhook, WebhookRegistry } from '../registry/contract.js';
@@ -96,8 +95,9 @@ async function runReplay(context: ReplayContext, entry: HistoryEntry, webhook: R
     await execute(context, { run, webhook, kept, signal: controller.signal, report });
   } catch (failure) {
     error = toWebhookError(failure);
-    if (error.code === 'QUEUE_UNAVAILABLE' || error.code === 'TOO_MANY_RUNS' || error.code.startsWith('QUEUE_')) {
-      // Nothing was stored, so nothing ran: the claim goes back, and the replay can be tried again without `again`.
+    if (isHandOff(context.executor) && kept.jobId === undefined) {
+      // The queue refused the job (away, too many runs, too large): nothing was stored, so nothing ran. The claim goes
+      // back, and the replay can be tried again without `again`.
       await context.recorder.settings.store.giveBackReplay(entry.id).catch(() => undefined);
       throw error;
     }

@@ -249,6 +249,31 @@ if (findService(REDIS) === undefined) {
     const setup = queueSetup(() => server);
     afterEach(() => closeAll(() => http?.close(), () => middleware?.close({ timeoutMs: 500 })));
 
+    it('gives a replay\'s claim back when the queue refuses its job, so that it replays later without again', async () => {
+      const registry = new MemoryWebhookRegistry();
+      await registry.activate(hookWorkflow('intake', 'intake', { responseMode: 'onReceived' }, { settings: { maxQueued: 1 } }));
+      middleware = createWebhookMiddleware(registry, setup.queue().executor as WebhookExecutor, {
+        logger: { error: () => undefined, warn: () => undefined }, history: { store: new MemoryHistoryStore(), bodyBytes: 4096 },
+      });
+      const app = express();
+      app.use('/hooks', middleware);
+      http = await listen(app);
+      // No worker yet: the call's job waits, and it is the one run the workflow may have queued.
+      expect((await postJson(`http://127.0.0.1:${http.port}/hooks/webhook/intake`, { order: 8 })).status).to.equal(200);
+      const history = middleware.history as WebhookHistory;
+      await history.flush();
+      const [original] = (await history.find({})).entries;
+      const refused = await refusal(history.replay(original?.id as string, { by: 'ops' }));
+      expect(refused.code).to.equal('TOO_MANY_RUNS');
+      expect((await history.get(original?.id as string))?.replays).to.equal(0);
+      const runs: QueuedWebhookRun[] = [];
+      setup.worker(async (run) => { runs.push(run); return { items: run.items }; });
+      for (const deadline = Date.now() + 10_000; runs.length === 0 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await history.replay(original?.id as string, { by: 'ops' })).to.deep.include({ of: original?.id, status: 200 });
+      for (const deadline = Date.now() + 10_000; runs.length < 2 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(runs[1]?.replay?.of).to.equal(original?.id);
+    });
+
     it('links the call and its replay to their jobs, and the worker\'s run learns it is a replay', async () => {
       const runs: QueuedWebhookRun[] = [];
       setup.worker(async (run) => { runs.push(run); return { items: run.items }; });
