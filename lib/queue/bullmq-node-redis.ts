@@ -45,6 +45,12 @@ class NodeRedisLookalike extends EventEmitter {
   readonly #routeKey: string;
   /** Script sources by SHA, from BullMQ's SCRIPT LOADs: MULTI runs them by source (see the opening comment). */
   readonly #scripts: Map<string, string>;
+  /**
+   * Closed on purpose: a socket error from here on (a Sentinel's observer losing its server meanwhile) is the close's,
+   * and is not handed on. BullMQ's adapter re-emits what it hears, and once BullMQ has let go of the connection nobody
+   * listens to that: an 'error' nobody hears would end the host's process.
+   */
+  #closing = false;
 
   constructor(inner: Inner, topology: Exclude<RedisTopology, 'single'>, routeKey: string, scripts = new Map<string, string>()) {
     super();
@@ -54,7 +60,7 @@ class NodeRedisLookalike extends EventEmitter {
     this.#scripts = scripts;
     for (const [from, to] of Object.entries(FORWARDED[topology])) {
       // Always listened to, so an 'error' with nobody else listening never crashes the process.
-      inner.on(from, (...args: unknown[]) => { if (to !== 'error' || this.listenerCount('error') > 0) this.emit(to, ...args); });
+      inner.on(from, (...args: unknown[]) => { if (to !== 'error' || (!this.#closing && this.listenerCount('error') > 0)) this.emit(to, ...args); });
     }
   }
 
@@ -69,8 +75,16 @@ class NodeRedisLookalike extends EventEmitter {
   }
 
   async disconnect(): Promise<void> { await this.destroy(); }
-  async quit(): Promise<string> { await this.#inner.close(); return 'OK'; }
-  async destroy(): Promise<void> { await this.#inner.destroy(); }
+  async quit(): Promise<string> {
+    this.#closing = true;
+    await this.#inner.close();
+    return 'OK';
+  }
+
+  async destroy(): Promise<void> {
+    this.#closing = true;
+    await this.#inner.destroy();
+  }
 
   /** A new, unconnected client of the same kind. BullMQ's overrides (a connection name) are a plain client's options: left out. */
   duplicate(): NodeRedisLookalike {
