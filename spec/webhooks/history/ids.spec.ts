@@ -1,6 +1,7 @@
 /**
- * History ids: the arrival time, then 64 random bits drawn from a pool refilled as it runs out; every id of a burst
- * of calls is its own, across refills, and ids sort as their calls arrived.
+ * History ids: the arrival time, a count of the calls of that millisecond, then 48 random bits drawn from a pool
+ * refilled as it runs out; every id of a burst of calls is its own, across refills, and ids sort as their calls
+ * arrived, those of one millisecond as they were kept.
  */
 import { expect } from 'chai';
 import { HISTORY_ID, firstIdAt, historyId } from '../../../lib/webhooks/history/ids.js';
@@ -8,11 +9,11 @@ import { HISTORY_ID, firstIdAt, historyId } from '../../../lib/webhooks/history/
 describe('history ids', () => {
   it('gives every call of a burst its own id, across the random pool\'s refills', () => {
     const at = Date.UTC(2026, 10, 28, 12);
-    // 2 000 ids use the 4 KiB pool almost four times over.
+    // 2 000 ids use the 4 KiB pool almost three times over; their random parts alone differ too.
     const ids = Array.from({ length: 2000 }, () => historyId(at));
     for (const id of ids) expect(id).to.match(HISTORY_ID);
     expect(new Set(ids).size).to.equal(ids.length);
-    expect(new Set(ids.map((id) => id.slice(10))).size).to.equal(ids.length);
+    expect(new Set(ids.map((id) => id.slice(14))).size).to.equal(ids.length);
   });
 
   it('sorts ids as their calls arrived, each at or after the first id of its time', () => {
@@ -20,5 +21,11 @@ describe('history ids', () => {
     const ids = times.map((at) => historyId(at));
     expect([...ids].sort()).to.deep.equal(ids);
     times.forEach((at, index) => expect((ids[index] as string) >= firstIdAt(at)).to.equal(true));
+  });
+
+  it('sorts the calls of one millisecond in the order they were kept, though another millisecond\'s came between', () => {
+    const at = Date.UTC(2026, 10, 29, 2, 30);
+    const ids = [historyId(at), historyId(at), historyId(at + 1), historyId(at), historyId(at + 1)];
+    expect([ids[0], ids[1], ids[3], ids[2], ids[4]]).to.deep.equal([...ids].sort());
   });
 });
