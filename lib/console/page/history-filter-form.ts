@@ -3,6 +3,7 @@
  * at a place of the body, read into the filter the API takes (as a query for finding, as JSON for a bulk replay).
  */
 import type { HistoryFilterDto } from '../protocol.js';
+import { equalsOf, HISTORY_TEXT_FIELDS, type HistoryTextField } from '../protocol-history.js';
 import { h, newId } from './dom.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
@@ -14,17 +15,6 @@ export interface HistoryFilterForm {
   read(): HistoryFilterDto;
   /** Fills the fields with a filter (`replayOf` of a call's Replays link). */
   fill(filter: HistoryFilterDto): void;
-}
-
-/** The value a field of the page means: the JSON scalar it spells (`42`, `true`, `null`, `"42"`), else its text, as the API reads `equals`. */
-export function scalarOf(text: string): string | number | boolean | null {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (parsed === null || typeof parsed === 'string' || typeof parsed === 'number' || typeof parsed === 'boolean') return parsed;
-  } catch {
-    // Not JSON: the text is the value.
-  }
-  return text;
 }
 
 /** The filter as GET /api/history's query; `equals` is sent as JSON so that the server reads the same scalar. */
@@ -83,33 +73,28 @@ export function historyFilterForm(find: () => void): HistoryFilterForm {
     problem,
     h('div', { class: 'toolbar' }, h('button', { type: 'submit', class: 'primary find' }, 'Find'), clear));
 
+  // Typed by the protocol's list: a text field the API takes and the form lacks does not compile.
+  const texts: Record<HistoryTextField, HTMLInputElement | HTMLSelectElement> = {
+    workflowId: workflow.input, nodeName: node.input, method: method.select, code: code.input, requestId: requestId.input, replayOf: replayOf.input,
+  };
   const timeOf = (input: HTMLInputElement): number | undefined => (input.value === '' ? undefined : new Date(input.value).getTime());
   const read = (): HistoryFilterDto => {
     const filter: HistoryFilterDto = {};
-    const texts: [keyof HistoryFilterDto, HTMLInputElement | HTMLSelectElement][] = [
-      ['workflowId', workflow.input], ['nodeName', node.input], ['method', method.select], ['code', code.input],
-      ['requestId', requestId.input], ['replayOf', replayOf.input],
-    ];
-    for (const [name, input] of texts) {
-      const value = input.value.trim();
-      if (value !== '') (filter as Record<string, unknown>)[name] = value;
+    for (const name of HISTORY_TEXT_FIELDS) {
+      const value = texts[name].value.trim();
+      if (value !== '') filter[name] = value;
     }
     if (status.select.value !== '') filter.statusClass = Number(status.select.value) as HistoryFilterDto['statusClass'];
     const fromAt = timeOf(from.input);
     const toAt = timeOf(to.input);
     if (fromAt !== undefined) filter.from = fromAt;
     if (toAt !== undefined) filter.to = toAt;
-    if (pointer.input.value.trim() !== '') filter.body = { pointer: pointer.input.value.trim(), equals: scalarOf(equals.input.value) };
+    if (pointer.input.value.trim() !== '') filter.body = { pointer: pointer.input.value.trim(), equals: equalsOf(equals.input.value) };
     return filter;
   };
   const fill = (filter: HistoryFilterDto): void => {
-    workflow.input.value = filter.workflowId ?? '';
-    node.input.value = filter.nodeName ?? '';
-    method.select.value = filter.method ?? '';
+    for (const name of HISTORY_TEXT_FIELDS) texts[name].value = filter[name] ?? '';
     status.select.value = filter.statusClass === undefined ? '' : String(filter.statusClass);
-    code.input.value = filter.code ?? '';
-    requestId.input.value = filter.requestId ?? '';
-    replayOf.input.value = filter.replayOf ?? '';
     from.input.value = localTime(filter.from);
     to.input.value = localTime(filter.to);
     pointer.input.value = filter.body?.pointer ?? '';

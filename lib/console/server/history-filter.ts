@@ -4,11 +4,11 @@
  */
 import type { HistoryFilter, StatusClass } from '../../core/history.js';
 import { HISTORY_ID } from '../../webhooks/history/ids.js';
+import { equalsOf, HISTORY_FILTER_FIELDS, HISTORY_QUERY_FIELDS, HISTORY_TEXT_FIELDS, HISTORY_TIME_FIELDS, type HistoryTextField } from '../protocol-history.js';
 import { badRequest } from './answer.js';
 
-const TEXT_FIELDS = ['workflowId', 'nodeName', 'method', 'code', 'requestId', 'replayOf'] as const;
-const FILTER_FIELDS = new Set<string>([...TEXT_FIELDS, 'statusClass', 'from', 'to']);
-const QUERY_FIELDS = new Set<string>([...FILTER_FIELDS, 'pointer', 'equals', 'cursor', 'limit']);
+const TEXT_FIELDS = new Set<string>(HISTORY_TEXT_FIELDS);
+const QUERY_FIELDS = new Set<string>(HISTORY_QUERY_FIELDS);
 const MOST_PER_PAGE = 500;
 
 export interface HistoryQuery {
@@ -48,17 +48,6 @@ function queryTime(name: string, text: string): number {
   return timeOf(name, /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN);
 }
 
-/** `equals` of a query: the JSON scalar it spells (`42`, `true`, `null`, `"42"`), else the text itself. */
-function queryScalar(text: string): string | number | boolean | null {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (parsed === null || typeof parsed === 'string' || typeof parsed === 'number' || typeof parsed === 'boolean') return parsed;
-  } catch {
-    // Not JSON: the text is the value.
-  }
-  return text;
-}
-
 /**
  * GET /api/history's query. An empty parameter counts as not given (a form's blank field); a parameter given twice,
  * or one the route does not take, is refused rather than guessed at.
@@ -66,19 +55,19 @@ function queryScalar(text: string): string | number | boolean | null {
 export function historyQueryOf(query: URLSearchParams): HistoryQuery {
   const given = new Map<string, string>();
   for (const name of new Set(query.keys())) {
-    if (!QUERY_FIELDS.has(name)) throw badRequest(`${name} is not a filter of the history; it takes ${[...QUERY_FIELDS].join(', ')}.`);
+    if (!QUERY_FIELDS.has(name)) throw badRequest(`${name} is not a filter of the history; it takes ${HISTORY_QUERY_FIELDS.join(', ')}.`);
     const values = query.getAll(name);
     if (values.length > 1) throw badRequest(`${name} is given ${values.length} times; give it once.`);
     if (values[0] !== '') given.set(name, values[0] as string);
   }
   const filter: HistoryFilter = {};
-  for (const name of TEXT_FIELDS) {
+  for (const name of HISTORY_TEXT_FIELDS) {
     const value = given.get(name);
     if (value !== undefined) filter[name] = name === 'method' ? value.toUpperCase() : value;
   }
   const statusClass = given.get('statusClass');
   if (statusClass !== undefined) filter.statusClass = statusClassOf(/^\d$/.test(statusClass) ? Number(statusClass) : Number.NaN);
-  for (const name of ['from', 'to'] as const) {
+  for (const name of HISTORY_TIME_FIELDS) {
     const value = given.get(name);
     if (value !== undefined) filter[name] = queryTime(name, value);
   }
@@ -87,7 +76,7 @@ export function historyQueryOf(query: URLSearchParams): HistoryQuery {
   if ((pointer === undefined) !== (equals === undefined)) {
     throw badRequest('pointer and equals go together: the body\'s value at pointer must equal equals (a JSON scalar, or text).');
   }
-  if (pointer !== undefined && equals !== undefined) filter.body = { pointer: pointerOf(pointer), equals: queryScalar(equals) };
+  if (pointer !== undefined && equals !== undefined) filter.body = { pointer: pointerOf(pointer), equals: equalsOf(equals) };
   const page: HistoryQuery['page'] = {};
   const cursor = given.get('cursor');
   if (cursor !== undefined) {
@@ -111,8 +100,8 @@ export function historyFilterOf(value: unknown): HistoryFilter {
     if (name === 'body') filter.body = bodyFilterOf(field);
     else if (name === 'statusClass') filter.statusClass = statusClassOf(field);
     else if (name === 'from' || name === 'to') filter[name] = timeOf(`filter.${name}`, field);
-    else if (FILTER_FIELDS.has(name)) filter[name as typeof TEXT_FIELDS[number]] = textOf(`filter.${name}`, field);
-    else throw badRequest(`filter.${name} is not a filter of the history; it takes ${[...FILTER_FIELDS, 'body'].join(', ')}.`);
+    else if (TEXT_FIELDS.has(name)) filter[name as HistoryTextField] = textOf(`filter.${name}`, field);
+    else throw badRequest(`filter.${name} is not a filter of the history; it takes ${HISTORY_FILTER_FIELDS.join(', ')}.`);
   }
   if (filter.method !== undefined) filter.method = filter.method.toUpperCase();
   return filter;
