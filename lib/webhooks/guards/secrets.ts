@@ -10,11 +10,13 @@
  *   credentials, each cookie's value), wherever it appears again in any string of the data, the workflow's output
  *   included. A value shorter than MIN_MATCHED_LENGTH characters is not looked for inside other strings, where it
  *   would match too much; a string that is exactly the checked header's value (or what it holds) is replaced at any
- *   length.
+ *   length. All of a call's values are looked for in one pass over a string (secret-matcher.ts), and where two
+ *   overlap, every character of both is hidden.
  *
  * Only names are read from a credential (`checkedHeaderOf`): its secret is never needed to hide it.
  */
 import { SIGNATURE_HEADERS, type Authentication, type Item } from '../../core/types.js';
+import { secretMatcher, type SecretMatcher } from './secret-matcher.js';
 
 /** What stands where a secret was. */
 export const REDACTED = '[redacted]';
@@ -120,7 +122,8 @@ function heldBy(name: string, text: string): string[] {
     }
     return held;
   }
-  const scheme = /^\s*([\w.+-]+)\s+(\S.*?)\s*$/.exec(text);
+  // Trimmed first: a pattern that trims itself (`(\S.*?)\s*$`) backtracks over a long run of inner spaces.
+  const scheme = /^([\w.+-]+)\s+(\S.*)$/.exec(text.trim());
   if (scheme !== null) {
     const token = scheme[2] as string;
     held.push(token);
@@ -164,13 +167,22 @@ export function callSecrets(items: readonly Item[], checkedHeader?: string): Cal
   return { checkedHeader: checked, contained, whole };
 }
 
+/** One matcher per call's secrets, made when its first string is scrubbed; it goes with the call's secrets. */
+const matchers = new WeakMap<readonly string[], SecretMatcher>();
+
+/** A matcher of these secrets, made once for them (see secret-matcher.ts). */
+export function matcherOf(secrets: readonly string[]): SecretMatcher {
+  let matcher = matchers.get(secrets);
+  if (matcher === undefined) {
+    matcher = secretMatcher(secrets);
+    matchers.set(secrets, matcher);
+  }
+  return matcher;
+}
+
 function scrub(text: string, secrets: CallSecrets): string {
   if (secrets.whole.has(text)) return REDACTED;
-  let result = text;
-  for (const secret of secrets.contained) {
-    if (result.includes(secret)) result = result.split(secret).join(REDACTED);
-  }
-  return result;
+  return secrets.contained.length === 0 ? text : matcherOf(secrets.contained).replaced(text, REDACTED);
 }
 
 function isRedactedName(name: string, part: string, secrets: CallSecrets): boolean {

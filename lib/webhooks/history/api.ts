@@ -32,7 +32,7 @@ export function checkedFilter(given: HistoryFilter | undefined): HistoryFilter {
   for (const [name, value] of Object.entries(given)) {
     if (value === undefined) continue;
     if ((TEXT_FIELDS as readonly string[]).includes(name)) {
-      if (typeof value !== 'string' || value === '' || value.length > 500) bad(`filter.${name} must be a non-empty string.`);
+      if (typeof value !== 'string' || value === '' || value.length > 500) bad(`filter.${name} must be a non-empty string of at most 500 characters.`);
       (filter as Record<string, unknown>)[name] = name === 'method' ? value.toUpperCase() : value;
     } else if (name === 'statusClass') {
       if (![0, 1, 2, 3, 4, 5].includes(value as number)) bad('filter.statusClass must be 0 (no answer sent) or 1 to 5.');
@@ -42,7 +42,7 @@ export function checkedFilter(given: HistoryFilter | undefined): HistoryFilter {
       filter[name] = value;
     } else if (name === 'body') {
       const { pointer, equals } = value as { pointer?: unknown; equals?: unknown };
-      if (typeof pointer !== 'string' || pointer.length > 500 || pointerTokens(pointer) === undefined) bad('filter.body.pointer must be a JSON pointer such as "/order/status".');
+      if (typeof pointer !== 'string' || pointer.length > 500 || pointerTokens(pointer) === undefined) bad('filter.body.pointer must be a JSON pointer of at most 500 characters, such as "/order/status".');
       if (equals !== null && !['string', 'number', 'boolean'].includes(typeof equals)) bad('filter.body.equals must be a string, number, boolean or null.');
       filter.body = { pointer, equals: equals as string | number | boolean | null };
     } else {

@@ -3,8 +3,11 @@
  * An empty body (`{}`, `''`, none) is kept at any cap: it holds nothing, and a call without a body stays replayable.
  * A request's body and its headers, query and parameters are kept without building redacted copies when they hold
  * nothing to redact, as most calls' do (history's cost per call); what is kept equals what redactSecrets gives.
+ * A value that cannot be copied or written as it is (nested past the stack, a cycle) is kept cut (kept-cut.ts): keeping
+ * never throws into the call it keeps.
  */
-import { isSecretName, redactSecrets, type CallSecrets } from '../guards/secrets.js';
+import { isSecretName, matcherOf, redactSecrets, type CallSecrets } from '../guards/secrets.js';
+import { cutCopy } from './kept-cut.js';
 
 export interface KeptJson {
   kept: 'whole' | 'truncated' | 'none';
@@ -24,8 +27,13 @@ export function keptJson(value: unknown, capBytes: number, secrets: CallSecrets 
   if (value === undefined) return { kept: 'none', size: 0 };
   if (isEmpty(value)) return { kept: 'whole', value, size: sentBytes ?? 0 };
   if (capBytes === 0) return { kept: 'none', size: sentBytes ?? sizeOf(value) };
-  const shown = secrets === undefined ? value : redactSecrets(value, secrets);
-  return kept(shown, JSON.stringify(shown) ?? 'null', capBytes, sentBytes);
+  try {
+    const shown = secrets === undefined ? value : redactSecrets(value, secrets);
+    return kept(shown, JSON.stringify(shown) ?? 'null', capBytes, sentBytes);
+  } catch {
+    // Nested past what the stack holds (a host's raised bodyDepth, a workflow's answer), or not JSON data at all.
+    return keptCut(value, capBytes, secrets, sentBytes);
+  }
 }
 
 /**
@@ -35,7 +43,12 @@ export function keptJson(value: unknown, capBytes: number, secrets: CallSecrets 
  */
 export function keptBody(body: unknown, capBytes: number, secrets: CallSecrets, sentBytes: number | undefined): KeptJson {
   if (body === undefined || isEmpty(body) || capBytes === 0) return keptJson(body, capBytes, secrets, sentBytes);
-  const text = JSON.stringify(body) ?? 'null';
+  let text: string;
+  try {
+    text = JSON.stringify(body) ?? 'null';
+  } catch {
+    return keptJson(body, capBytes, secrets, sentBytes);
+  }
   if (!keepsAsIs(text, secrets)) return keptJson(body, capBytes, secrets, sentBytes);
   const size = Buffer.byteLength(text);
   if (size > capBytes) return kept(undefined, text, capBytes, sentBytes);
@@ -53,10 +66,25 @@ const NAMED_KEYS = /"(?:headers|query|params)":/;
  */
 function keepsAsIs(text: string, secrets: CallSecrets): boolean {
   if (NAMED_KEYS.test(text)) return false;
+  const escaped = escapedSecrets(secrets);
+  return escaped !== undefined && !matcherOf(escaped).occursIn(text);
+}
+
+/** The call's secrets as JSON text writes them (one search for all: see secret-matcher.ts); undefined if one cannot be. */
+const escapedOf = new WeakMap<CallSecrets, readonly string[] | undefined>();
+
+function escapedSecrets(secrets: CallSecrets): readonly string[] | undefined {
+  if (escapedOf.has(secrets)) return escapedOf.get(secrets);
+  let escaped: string[] | undefined = [];
   for (const secret of [...secrets.whole, ...secrets.contained]) {
-    if (/[\uD800-\uDFFF]/.test(secret) || text.includes((JSON.stringify(secret) as string).slice(1, -1))) return false;
+    if (/[\uD800-\uDFFF]/.test(secret)) {
+      escaped = undefined;
+      break;
+    }
+    escaped.push((JSON.stringify(secret) as string).slice(1, -1));
   }
-  return true;
+  escapedOf.set(secrets, escaped);
+  return escaped;
 }
 
 /** `value` and its JSON text, whole when the text fits the cap, else the start of the text. */
@@ -67,9 +95,29 @@ function kept(value: unknown, text: string, capBytes: number, sentBytes: number 
   return { kept: 'truncated', value: Buffer.from(text).subarray(0, capBytes).toString('utf8').replace(/\uFFFD$/, ''), size: sentBytes ?? size };
 }
 
+/**
+ * A value that keptJson could not copy as it is, kept as the start of a copy's text cut MAX_KEPT_DEPTH levels deep
+ * (see kept-cut.ts), `truncated` at any size, so that it says so and is not replayed; `none` if even that fails.
+ */
+function keptCut(value: unknown, capBytes: number, secrets: CallSecrets | undefined, sentBytes: number | undefined): KeptJson {
+  try {
+    const copy = cutCopy(value);
+    const text = JSON.stringify(secrets === undefined ? copy : redactSecrets(copy, secrets)) ?? 'null';
+    const cut = kept(undefined, text, capBytes, sentBytes);
+    return { kept: 'truncated', value: cut.kept === 'whole' ? text : cut.value, size: cut.size };
+  } catch {
+    return { kept: 'none', size: sentBytes ?? 0 };
+  }
+}
+
 /** A body's size when it is not kept: what its JSON text would take, without building a redacted copy. */
 function sizeOf(value: unknown): number {
-  return typeof value === 'string' ? Buffer.byteLength(value) + 2 : Buffer.byteLength(JSON.stringify(value) ?? '');
+  if (typeof value === 'string') return Buffer.byteLength(value) + 2;
+  try {
+    return Buffer.byteLength(JSON.stringify(value) ?? '');
+  } catch {
+    return Buffer.byteLength(JSON.stringify(cutCopy(value)) ?? '');
+  }
 }
 
 export type RequestParts = { headers: Record<string, unknown>; query: Record<string, unknown>; params: Record<string, unknown> };

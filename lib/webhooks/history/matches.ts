@@ -30,8 +30,19 @@ export function valueAt(body: unknown, tokens: readonly string[]): unknown {
 /** Whether the call's kept body holds the filter's value at its pointer; a body not kept whole matches nothing. */
 export function bodyMatches(data: HistoryData, filter: NonNullable<HistoryFilter['body']>): boolean {
   if (data.bodyKept !== 'whole') return false;
-  const tokens = pointerTokens(filter.pointer);
+  const tokens = tokensOf(filter.pointer);
   return tokens !== undefined && valueAt(data.body, tokens) === filter.equals;
+}
+
+/**
+ * The last pointer read and its tokens: a find judges one pointer against every call it reads (up to a page's scan
+ * budget), and a store called without the API's length check could be given a long one; it is split once a find.
+ */
+let lastPointer: { pointer: string; tokens: string[] | undefined } | undefined;
+
+function tokensOf(pointer: string): readonly string[] | undefined {
+  if (lastPointer?.pointer !== pointer) lastPointer = { pointer, tokens: pointerTokens(pointer) };
+  return lastPointer.tokens;
 }
 
 /** The status class of a status (`0`: no answer went out). */

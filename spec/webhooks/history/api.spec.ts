@@ -39,10 +39,11 @@ describe('the history API', () => {
 
     for (const [label, filter, message] of [
       ['a field that is no filter', { status: 500 }, 'filter.status is not a filter; filters are workflowId, nodeName, method, code, requestId, replayOf, statusClass, from, to, body.'],
-      ['an empty workflowId', { workflowId: '' }, 'filter.workflowId must be a non-empty string.'],
+      ['an empty workflowId', { workflowId: '' }, 'filter.workflowId must be a non-empty string of at most 500 characters.'],
       ['a statusClass of 6', { statusClass: 6 }, 'filter.statusClass must be 0 (no answer sent) or 1 to 5.'],
       ['a time given as text', { from: '2026-01-01' }, 'filter.from must be a time in epoch milliseconds.'],
-      ['a body pointer without its leading slash', { body: { pointer: 'order/status', equals: 'paid' } }, 'filter.body.pointer must be a JSON pointer such as "/order/status".'],
+      ['a body pointer without its leading slash', { body: { pointer: 'order/status', equals: 'paid' } }, 'filter.body.pointer must be a JSON pointer of at most 500 characters, such as "/order/status".'],
+      ['a body pointer of 501 characters', { body: { pointer: `/${'a'.repeat(500)}`, equals: 1 } }, 'filter.body.pointer must be a JSON pointer of at most 500 characters, such as "/order/status".'],
       ['a body value that is an object', { body: { pointer: '/order', equals: { status: 'paid' } } }, 'filter.body.equals must be a string, number, boolean or null.'],
     ] as const) {
       it(`refuses ${label}`, async () => {
