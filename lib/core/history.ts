@@ -148,7 +148,11 @@ export interface HistoryRetention {
  */
 export interface HistoryStore {
   readonly retention: HistoryRetention;
-  /** Adds calls (one batch: one round trip). The records are the store's to read, never to change. */
+  /**
+   * Adds calls (one batch: one round trip). The records are the store's to read, never to change. A record whose id
+   * the store holds already is left as it is: the writer writes a batch again when its answer was lost, and the
+   * replays claimed since must stand.
+   */
   append(records: readonly HistoryRecord[]): Promise<void>;
   get(id: string): Promise<HistoryRecord | undefined>;
   find(query: HistoryStoreQuery): Promise<HistoryStorePage>;

@@ -52,8 +52,9 @@ end
 /**
  * KEYS[1] index; ARGV[1] record key prefix, [2] now (ms), [3] oldest id kept (`firstIdAt(now - maxAgeMs)`),
  * [4] maxEntries, [5] trim budget, then per record from [6]: id, JSON, replays, expiry (ms). A record already past
- * its expiry is not kept. The index expires with its newest record, so a prefix no instance writes to any more
- * leaves nothing behind. Answers how many records the trim removed.
+ * its expiry is not kept, and one already kept stays as it is: a batch written again after its answer was lost
+ * must not undo the replays claimed since. The index expires with its newest record, so a prefix no instance writes
+ * to any more leaves nothing behind. Answers how many records the trim removed.
  */
 export const APPEND = script(`${TRIM}
 local index, prefix = KEYS[1], ARGV[1]
@@ -63,8 +64,10 @@ for i = 6, #ARGV, 4 do
   local expires = tonumber(ARGV[i + 3])
   if expires > now then
     local key = prefix .. ARGV[i]
-    redis.call('HSET', key, 'record', ARGV[i + 1], 'replays', ARGV[i + 2])
-    redis.call('PEXPIREAT', key, expires)
+    if redis.call('HSETNX', key, 'record', ARGV[i + 1]) == 1 then
+      redis.call('HSET', key, 'replays', ARGV[i + 2])
+      redis.call('PEXPIREAT', key, expires)
+    end
     redis.call('ZADD', index, 0, ARGV[i])
     if expires > newest then newest = expires end
   end

@@ -25,6 +25,8 @@ export class HistoryWriter {
   readonly #options: HistoryWriterOptions;
   #pending: HistoryRecord[] = [];
   #writing: Promise<void> | undefined;
+  /** Calls of the write under way: not written until the store says so, so close() counts them among the unwritten. */
+  #inFlight = 0;
   #timer: NodeJS.Timeout | undefined;
   readonly #pruneTimer: NodeJS.Timeout;
   #failures = 0;
@@ -74,7 +76,10 @@ export class HistoryWriter {
     }
   }
 
-  /** Stops the timers after one last write (bounded by `timeoutMs`); what is still waiting then is dropped, and logged. */
+  /**
+   * Stops the timers after one last write (bounded by `timeoutMs`); what is still waiting then, or still being written
+   * (a store that neither answers nor fails in time), is counted lost and logged, and never tried again.
+   */
   async close(timeoutMs: number): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -85,10 +90,10 @@ export class HistoryWriter {
     await Promise.race([this.flush().catch(() => undefined), gaveUp]);
     clearTimeout(timer);
     this.#ended = true;
-    if (this.#pending.length > 0) {
-      this.#options.logger.warn({ lost: this.#pending.length }, `workflow-webhooks: history: ${this.#pending.length} call(s) were not written before close()`);
-      this.#pending = [];
-    }
+    // A write still under way (a store that neither answers nor fails within timeoutMs) holds calls too.
+    const lost = this.#pending.length + this.#inFlight;
+    this.#pending = [];
+    if (lost > 0) this.#options.logger.warn({ lost }, `workflow-webhooks: history: ${lost} call(s) were not written before close()`);
   }
 
   #schedule(delayMs: number): void {
@@ -103,9 +108,12 @@ export class HistoryWriter {
     if (this.#writing !== undefined) return this.#writing;
     if (this.#pending.length === 0) return Promise.resolve();
     const batch = this.#pending.splice(0, MAX_BATCH);
+    this.#inFlight = batch.length;
     this.#writing = this.#options.store.append(batch).then(() => {
-      this.#recovered();
+      if (!this.#ended) this.#recovered();
     }, (error: unknown) => {
+      // After close() the batch was told lost already: nothing is tried again, nor logged twice.
+      if (this.#ended) return;
       // Put back in front, in order: they are older than anything added meanwhile.
       this.#pending.unshift(...batch);
       if (this.#pending.length > this.#options.maxPending) {
@@ -116,6 +124,7 @@ export class HistoryWriter {
       this.#failed(error);
     }).finally(() => {
       this.#writing = undefined;
+      this.#inFlight = 0;
       // A full batch waiting goes at once: waiting flushMs between batches would cap an instance at MAX_BATCH calls
       // per flushMs (2 500 a second by default), and the backlog past it would grow until maxPending drops calls.
       const nextMs = this.#failures > 0 ? Math.min(MAX_BACKOFF_MS, 100 * 2 ** this.#failures) : this.#pending.length >= MAX_BATCH ? 0 : this.#options.flushMs;

@@ -72,6 +72,16 @@ export function describeReplayClaims(fixture: HistoryFixture): void {
       expect(await store.claimReplay(id, false)).to.deep.equal({ outcome: 'claimed', replays: 1 });
     });
 
+    it('keeps a call appended again (a batch written twice) once, as first kept, with the replays claimed since', async () => {
+      const { store, id } = await storeWithOne(fixture);
+      expect(await store.claimReplay(id, false)).to.deep.equal({ outcome: 'claimed', replays: 1 });
+      await store.append([{ ...historyRecordOf(1), nodeName: 'written again' }, historyRecordOf(3)]);
+      expect(await store.get(id)).to.deep.equal({ ...historyRecordOf(1), replays: 1 });
+      expect(await store.claimReplay(id, false)).to.deep.equal({ outcome: 'replayedBefore', replays: 1 });
+      const { records } = await store.find({ limit: 10 });
+      expect(records.map((record) => record.id)).to.deep.equal([historyRecordOf(3).id, historyRecordOf(2).id, id]);
+    });
+
     it('answers missing for a call it does not hold, and gives back nothing for one', async () => {
       const { store } = await storeWithOne(fixture);
       const absent = historyRecordOf(3).id;

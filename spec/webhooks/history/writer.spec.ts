@@ -2,7 +2,8 @@
  * The history writer (HistoryWriter) on fake timers, over a MemoryHistoryStore wrapped to count its appends and to
  * refuse them on demand: calls are written in batches every flushMs; while the store is away they wait (the oldest
  * dropped past maxPending) and are written once it answers, the outage logged once as it starts and once as it ends;
- * close() writes the last batch; the store is pruned every minute with no cron.
+ * close() writes the last batch, and logs what it could not write (a write the store holds unanswered included);
+ * the store is pruned every minute with no cron.
  */
 import { expect } from 'chai';
 import type { WebhookError } from '../../../lib/core/errors.js';
@@ -12,14 +13,17 @@ import { HistoryWriter } from '../../../lib/webhooks/history/writer.js';
 import { timersArmed, until, withFakeTimers } from '../../support/fake-clock.js';
 import { historyRecordOf } from '../../support/history-contract/fixture.js';
 
-/** A memory store that counts appends and prunes, and refuses appends while `down`. */
+/** A memory store that counts appends and prunes, refuses appends while `down`, and holds them unanswered while `hanging`. */
 class WatchedStore extends MemoryHistoryStore implements HistoryStore {
   appends: number[] = [];
   prunes = 0;
   down = false;
+  hanging = false;
+  readonly #held: Array<() => void> = [];
 
   override append(records: readonly HistoryRecord[]): Promise<void> {
     if (this.down) return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6379'));
+    if (this.hanging) return new Promise((_resolve, reject) => { this.#held.push(() => reject(new Error('socket closed'))); });
     this.appends.push(records.length);
     return super.append(records);
   }
@@ -27,6 +31,11 @@ class WatchedStore extends MemoryHistoryStore implements HistoryStore {
   override prune(now?: number): Promise<number> {
     this.prunes += 1;
     return super.prune(now);
+  }
+
+  /** The held appends fail at last, as a connection closed under them would. */
+  failHeld(): void {
+    for (const fail of this.#held.splice(0)) fail();
   }
 
   async ids(): Promise<string[]> {
@@ -127,6 +136,21 @@ describe('the history writer', () => {
     for (const record of records(2)) writer.add(record);
     await writer.close(1000);
     expect(warnings.map((warning) => warning.message)).to.include('workflow-webhooks: history: 2 call(s) were not written before close()');
+  });
+
+  it('counts the calls of a write the store holds unanswered among those close() could not write, and logs nothing more when it fails later', async () => {
+    const store = new WatchedStore();
+    store.hanging = true;
+    const { writer, warnings } = writerOver(store, { flushMs: 60_000 });
+    for (const record of records(3)) writer.add(record);
+    await writer.close(50);
+    expect(warnings.map((warning) => warning.message)).to.deep.equal(['workflow-webhooks: history: 3 call(s) were not written before close()']);
+    store.hanging = false;
+    store.failHeld();
+    // flush() waits for the write under way to settle: its late failure is no outage line, and no new try.
+    await writer.flush();
+    expect(warnings).to.have.length(1);
+    expect(store.appends).to.deep.equal([]);
   });
 
   it('rejects flush() while the store refuses, and keeps the calls for the next try', async () => {
