@@ -9,8 +9,8 @@ import { checkCapacity } from '../console/calls/memory-log.js';
 import { parseCall, tellListeners } from '../console/calls/stored-call.js';
 import { errorFields, safeLogger, type WebhookLogger } from '../core/logger.js';
 import { checkConnection, fail, positive } from './options.js';
-import { checkSchemaName, connectWithin, openPool, PostgresLink, type PostgresClientLike, type PostgresPoolLike } from './pool.js';
-import { checkSchema, migrateSchema } from './schema.js';
+import { checkSchemaName, connectWithin, PostgresLink, StorePools, type PostgresClientLike, type PostgresPoolLike } from './pool.js';
+import { schemaOnce } from './schema.js';
 import { checkSession } from './session-check.js';
 
 export interface PostgresCallLogOptions {
@@ -46,18 +46,13 @@ export class PostgresCallLog implements CallLog {
   readonly capacity: number;
   readonly #schema: string;
   readonly #link: PostgresLink;
-  readonly #pool: () => Promise<PostgresPoolLike>;
-  /** The pool the log opened from a connection string, once it did: close() ends it. */
-  #ownPool: Promise<PostgresPoolLike> | undefined;
-  readonly #directUrl: string | undefined;
-  /** The directUrl's pool, for the subscription only, once opened: close() ends it. */
-  #directPool: Promise<PostgresPoolLike> | undefined;
+  /** The statements' pool, and the directUrl's for the subscription only (it LISTENs on one connection). */
+  readonly #pools: StorePools;
   /** Whether the subscription's connection was found to keep a session (a LISTEN there hears a notification). */
   #sessionChecked: Promise<void> | undefined;
-  readonly #migrate: boolean;
   readonly #onError: (error: Error) => void;
   readonly #listeners = new Set<CallRecordListener>();
-  #schemaReady: Promise<unknown> | undefined;
+  readonly #ready: () => Promise<unknown>;
   #subscriber: PostgresClientLike | undefined;
   #subscribing: Promise<void> | undefined;
   #closed = false;
@@ -66,16 +61,14 @@ export class PostgresCallLog implements CallLog {
 
   constructor(options: PostgresCallLogOptions) {
     if (typeof options !== 'object' || options === null) fail('object', 'is required: new PostgresCallLog({ pool })');
-    const { pool, connectionString } = checkConnection(options, 'PostgresCallLog');
+    this.#pools = new StorePools(checkConnection(options, 'PostgresCallLog'), 1);
     if (options.migrate !== undefined && typeof options.migrate !== 'boolean') fail('migrate', 'must be true or false');
     if (options.onError !== undefined && typeof options.onError !== 'function') fail('onError', 'must be a function');
     this.capacity = checkCapacity(options.capacity, 'PostgresCallLog');
     this.#schema = checkSchemaName(options.schema);
-    this.#migrate = options.migrate ?? true;
-    this.#pool = () => (pool !== undefined ? Promise.resolve(pool) : (this.#ownPool ??= openPool(connectionString as string)));
-    if (options.directUrl !== undefined && (typeof options.directUrl !== 'string' || options.directUrl === '')) fail('directUrl', 'must be a non-empty string');
-    this.#directUrl = options.directUrl;
-    this.#link = new PostgresLink(this.#pool, positive('commandTimeoutMs', options.commandTimeoutMs, 2000), this.#schema);
+    this.#link = new PostgresLink(() => this.#pools.main(), positive('commandTimeoutMs', options.commandTimeoutMs, 2000), this.#schema);
+    // The statements' pool migrates too: only the subscription needs a session.
+    this.#ready = schemaOnce(options.migrate ?? true, this.#link, this.#link, this.#schema);
     const logger = options.logger === undefined ? undefined : safeLogger(options.logger);
     const onError = options.onError ?? ((error: Error) => {
       if (logger === undefined) console.error('workflow-webhooks/postgres: the PostgresCallLog subscription failed; it opens again by itself:', error);
@@ -129,19 +122,13 @@ export class PostgresCallLog implements CallLog {
     this.#subscriber?.release(new Error('the call log was closed'));
     this.#subscriber = undefined;
     this.#link.close();
-    if (this.#ownPool !== undefined) await (await this.#ownPool).end().catch(() => undefined);
-    if (this.#directPool !== undefined) await (await this.#directPool).end().catch(() => undefined);
-  }
-
-  /** The pool the subscription LISTENs on: the directUrl's, when given. */
-  #listenPool(): Promise<PostgresPoolLike> {
-    return this.#directUrl === undefined ? this.#pool() : (this.#directPool ??= openPool({ connectionString: this.#directUrl, max: 1 }));
+    await this.#pools.end().catch(() => undefined);
   }
 
   /** Once per log: a LISTEN that would hear nothing is a setting to change, told once, never tried again. */
   #checkSession(): Promise<void> {
     this.#sessionChecked ??= (async () => checkSession({
-      listen: await this.#listenPool(), notify: await this.#pool(), timeoutMs: this.#link.timeoutMs, who: 'PostgresCallLog', direct: this.#directUrl !== undefined,
+      listen: await this.#pools.session(), notify: await this.#pools.main(), timeoutMs: this.#link.timeoutMs, who: 'PostgresCallLog', direct: this.#pools.direct,
     }))().catch((error: unknown) => {
       // An outage is checked again on the next try; a refusal stands.
       if (!(error instanceof TypeError)) this.#sessionChecked = undefined;
@@ -154,21 +141,12 @@ export class PostgresCallLog implements CallLog {
     return `${this.#schema}_calls`;
   }
 
-  #ready(): Promise<unknown> {
-    this.#schemaReady ??= (this.#migrate ? migrateSchema(this.#link, this.#schema) : checkSchema(this.#link, this.#schema))
-      .catch((error: unknown) => {
-        this.#schemaReady = undefined;
-        throw error;
-      });
-    return this.#schemaReady;
-  }
-
   #subscribe(): void {
     if (this.#subscribing !== undefined || this.#closed) return;
     this.#subscribing = (async () => {
       await this.#ready();
       await this.#checkSession();
-      const client = await connectWithin(await this.#listenPool(), this.#link.timeoutMs);
+      const client = await connectWithin(await this.#pools.session(), this.#link.timeoutMs);
       let dropped = false;
       client.on('error', (error) => {
         if (dropped) return;

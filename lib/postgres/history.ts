@@ -10,11 +10,12 @@ import type {
 } from '../core/history.js';
 import { recordMatches } from '../webhooks/history/matches.js';
 import { resolveRetention } from '../webhooks/history/retention.js';
-import { isStoreOutage, STORE_RETRY_AFTER_S } from '../webhooks/registry/shared/contact.js';
+import { historyUnavailable } from '../webhooks/history/store-calls.js';
+import { isStoreOutage } from '../webhooks/registry/shared/contact.js';
 import { columnText, fromColumnText, insertSql, insertValues, whereOf } from './history-sql.js';
 import { checkConnection, fail, positive } from './options.js';
-import { checkSchemaName, openPool, PostgresLink, type PostgresPoolLike, type QueryResultLike } from './pool.js';
-import { checkSchema, migrateSchema } from './schema.js';
+import { checkSchemaName, PostgresLink, StorePools, type PostgresPoolLike, type QueryResultLike } from './pool.js';
+import { schemaOnce } from './schema.js';
 
 export interface PostgresHistoryStoreOptions {
   /** The host's `pg.Pool` (it stays the host's). Give this or `connectionString`. */
@@ -51,10 +52,8 @@ export class PostgresHistoryStore implements HistoryStore {
   readonly #link: PostgresLink;
   /** The link the migration runs on: the directUrl's, when given. */
   readonly #migrationLink: PostgresLink;
-  readonly #migrate: boolean;
-  /** The pools the store opened itself (from connectionString, directUrl): close() ends them. */
-  readonly #ownPools: Array<Promise<PostgresPoolLike>> = [];
-  #schemaReady: Promise<unknown> | undefined;
+  readonly #pools: StorePools;
+  readonly #ready: () => Promise<unknown>;
   #closed = false;
   /** When the store last pruned (performance.now()), how many calls it added since, and the prune under way. */
   #prunedAt = Number.NEGATIVE_INFINITY;
@@ -63,28 +62,16 @@ export class PostgresHistoryStore implements HistoryStore {
 
   constructor(options: PostgresHistoryStoreOptions) {
     if (typeof options !== 'object' || options === null) fail('object', 'is required: new PostgresHistoryStore({ pool })');
-    const { pool, connectionString } = checkConnection(options, 'PostgresHistoryStore');
+    // The migration takes one connection of the directUrl's pool: nothing else of the store needs a session.
+    this.#pools = new StorePools(checkConnection(options, 'PostgresHistoryStore'), 1);
     if (options.migrate !== undefined && typeof options.migrate !== 'boolean') fail('migrate', 'must be true or false');
-    if (options.directUrl !== undefined && (typeof options.directUrl !== 'string' || options.directUrl === '')) {
-      fail('directUrl', 'must be a non-empty connection string that reaches the database directly');
-    }
     this.retention = resolveRetention({ maxAgeMs: options.maxAgeMs, maxEntries: options.maxEntries }, 10_000, 'PostgresHistoryStore');
     this.#schema = checkSchemaName(options.schema);
     this.#table = `${this.#schema}.history_calls`;
-    this.#migrate = options.migrate ?? true;
     const timeoutMs = positive('commandTimeoutMs', options.commandTimeoutMs, 5000);
-    const own = (connection: string | Record<string, unknown>): (() => Promise<PostgresPoolLike>) => {
-      let opened: Promise<PostgresPoolLike> | undefined;
-      return () => {
-        if (opened === undefined) this.#ownPools.push(opened = openPool(connection));
-        return opened;
-      };
-    };
-    const mainPool = pool !== undefined ? () => Promise.resolve(pool) : own(connectionString as string);
-    this.#link = new PostgresLink(mainPool, timeoutMs, this.#schema);
-    this.#migrationLink = options.directUrl === undefined
-      ? this.#link
-      : new PostgresLink(own({ connectionString: options.directUrl, max: 1 }), timeoutMs, this.#schema);
+    this.#link = new PostgresLink(() => this.#pools.main(), timeoutMs, this.#schema);
+    this.#migrationLink = this.#pools.direct ? new PostgresLink(() => this.#pools.session(), timeoutMs, this.#schema) : this.#link;
+    this.#ready = schemaOnce(options.migrate ?? true, this.#link, this.#migrationLink, this.#schema);
   }
 
   /** Adds the batch in one statement (a call already kept is left as it is), then prunes when it is time. */
@@ -152,7 +139,7 @@ export class PostgresHistoryStore implements HistoryStore {
     await this.#pruning?.catch(() => undefined);
     this.#link.close();
     this.#migrationLink.close();
-    for (const pool of this.#ownPools) await (await pool).end().catch(() => undefined);
+    await this.#pools.end().catch(() => undefined);
   }
 
   #cutoff(now: number): number {
@@ -177,16 +164,6 @@ export class PostgresHistoryStore implements HistoryStore {
       throw historyFailure(error);
     }
   }
-
-  #ready(): Promise<unknown> {
-    this.#schemaReady ??= (this.#migrate ? migrateSchema(this.#migrationLink, this.#schema) : checkSchema(this.#link, this.#schema))
-      .catch((error: unknown) => {
-        // Tried again at the next call: a store that started while the database was away reaches it once it is back.
-        this.#schemaReady = undefined;
-        throw error;
-      });
-    return this.#schemaReady;
-  }
 }
 
 /** A row as the record it keeps, with the count of replays the table keeps; undefined for one that does not parse. */
@@ -204,12 +181,5 @@ function recordOf(row: Record<string, unknown>): HistoryRecord | undefined {
  */
 function historyFailure(error: unknown): unknown {
   if (!(error instanceof WebhookError) || error.code !== 'REGISTRY_UNAVAILABLE') return error;
-  const away = isStoreOutage(error);
-  return new WebhookError('HISTORY_UNAVAILABLE', error.message, {
-    cause: error,
-    headers: { 'retry-after': error.headers['retry-after'] ?? String(STORE_RETRY_AFTER_S) },
-    hint: away
-      ? 'Call history needs PostgreSQL; calls are still answered, and the calls waiting to be kept are written once it answers. Check that PostgreSQL is running and reachable.'
-      : error.hint,
-  });
+  return historyUnavailable(error, 'PostgreSQL', isStoreOutage(error) ? {} : { hint: error.hint });
 }

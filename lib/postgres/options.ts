@@ -60,12 +60,7 @@ export interface PostgresWebhookRegistryOptions {
   maxWaiting?: number;
 }
 
-export interface ResolvedPostgresOptions {
-  /** The host's pool, or undefined when the registry opens its own from `connectionString`. */
-  pool: PostgresPoolLike | undefined;
-  connectionString: string | undefined;
-  /** For LISTEN and migrations, when the other connection goes through a pooler in transaction mode. */
-  directUrl: string | undefined;
+export interface ResolvedPostgresOptions extends PostgresConnection {
   schema: string;
   migrate: boolean;
   commandTimeoutMs: number;
@@ -87,13 +82,25 @@ export function positive(name: string, value: unknown, fallback: number): number
 
 const VOICE = { component: 'workflow-webhooks/postgres', store: 'PostgreSQL' };
 
-/** The pool or connection string every PostgreSQL part takes, checked alike. */
-export function checkConnection(options: { pool?: unknown; connectionString?: unknown }, what: string): { pool: PostgresPoolLike | undefined; connectionString: string | undefined } {
-  const { pool, connectionString } = options;
+/** What a part connects through: the host's pool or a connection string, and the directUrl of the parts that take one. */
+export interface PostgresConnection {
+  /** The host's pool, or undefined when the part opens its own from `connectionString`. */
+  pool: PostgresPoolLike | undefined;
+  connectionString: string | undefined;
+  /** For what needs a session (LISTEN, migrations), when the other connection goes through a pooler in transaction mode. */
+  directUrl: string | undefined;
+}
+
+/** The pool or connection string every PostgreSQL part takes, and its directUrl, checked alike. */
+export function checkConnection(options: { pool?: unknown; connectionString?: unknown; directUrl?: unknown }, what: string): PostgresConnection {
+  const { pool, connectionString, directUrl } = options;
   if ((pool === undefined) === (connectionString === undefined)) fail('pool', `or connectionString is required, not both: new ${what}({ pool })`);
-  if (pool !== undefined) return { pool: checkPool(pool), connectionString: undefined };
+  if (directUrl !== undefined && (typeof directUrl !== 'string' || directUrl === '')) {
+    fail('directUrl', 'must be a non-empty connection string that reaches the database directly');
+  }
+  if (pool !== undefined) return { pool: checkPool(pool), connectionString: undefined, directUrl };
   if (typeof connectionString !== 'string' || connectionString === '') fail('connectionString', 'must be a non-empty string');
-  return { pool: undefined, connectionString };
+  return { pool: undefined, connectionString, directUrl };
 }
 
 export function resolvePostgresOptions(options: PostgresWebhookRegistryOptions): ResolvedPostgresOptions {
@@ -102,9 +109,6 @@ export function resolvePostgresOptions(options: PostgresWebhookRegistryOptions):
   const changeLogLength = positive('changeLogLength', options.changeLogLength, 10_000);
   if (!Number.isInteger(changeLogLength) || changeLogLength < 100) fail('changeLogLength', 'must be an integer of at least 100');
   if (options.migrate !== undefined && typeof options.migrate !== 'boolean') fail('migrate', 'must be true or false');
-  if (options.directUrl !== undefined && (typeof options.directUrl !== 'string' || options.directUrl === '')) {
-    fail('directUrl', 'must be a non-empty connection string that reaches the database directly');
-  }
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') fail('onEvent', 'must be a function');
   if (options.logger !== undefined && (typeof options.logger?.warn !== 'function' || typeof options.logger.error !== 'function')) {
     fail('logger', 'must have warn(fields, message) and error(fields, message)');
@@ -112,7 +116,6 @@ export function resolvePostgresOptions(options: PostgresWebhookRegistryOptions):
   const listener = options.onEvent ?? (options.logger === undefined ? stderrEvents(VOICE) : loggedEvents(safeLogger(options.logger), VOICE));
   return {
     ...connection,
-    directUrl: options.directUrl,
     schema: checkSchemaName(options.schema),
     migrate: options.migrate ?? true,
     commandTimeoutMs: positive('commandTimeoutMs', options.commandTimeoutMs, 2000),

@@ -1,9 +1,9 @@
 /**
- * The registry's way to PostgreSQL: the host's node-postgres pool (or one of its own, from a connection string, with
- * `pg` loaded only then), every statement and transaction bounded by a deadline, and a failure for want of the
- * database turned into REGISTRY_UNAVAILABLE. A connection that missed its deadline is destroyed, never handed back.
- * A wait for a connection that outlasts the deadline while the database answers the pool's other statements is load,
- * not an outage (`busy`): the pool is healthy, all its connections taken.
+ * The stores' way to PostgreSQL: the host's node-postgres pool (or one of its own, from a connection string, with
+ * `pg` loaded only then, and the directUrl's for what needs a session), every statement and transaction bounded by a
+ * deadline, and a failure for want of the database turned into REGISTRY_UNAVAILABLE. A connection that missed its
+ * deadline is destroyed, never handed back. A wait for a connection that outlasts the deadline while the database
+ * answers the pool's other statements is load, not an outage (`busy`): the pool is healthy, all its connections taken.
  * The types are structural, so no `pg` type reaches the published declarations.
  */
 import { WebhookError } from '../core/errors.js';
@@ -67,6 +67,53 @@ export async function openPool(connection: string | Record<string, unknown>): Pr
   // 'connect' comes as the pool makes it, before it is lent and before more of what the server sent is read.
   pool.on('connect', hearErrors);
   return pool;
+}
+
+/**
+ * The pools one store talks through: the host's pool or one of its own from a connection string, and the directUrl's
+ * for what needs a session. Its own are opened at first use, so a store starts while the database is away, and
+ * ended by end(); the host's never.
+ */
+export class StorePools {
+  readonly #given: PostgresPoolLike | undefined;
+  readonly #connectionString: string | undefined;
+  readonly #directUrl: string | undefined;
+  /** Connections of the directUrl's pool: what needs a session takes few. */
+  readonly #directMax: number;
+  #own: Promise<PostgresPoolLike> | undefined;
+  #direct: Promise<PostgresPoolLike> | undefined;
+
+  /** `connection` as checkConnection() gives it, with the directUrl option (checked by the caller). */
+  constructor(connection: { pool?: PostgresPoolLike; connectionString?: string; directUrl?: string }, directMax: number) {
+    this.#given = connection.pool;
+    this.#connectionString = connection.connectionString;
+    this.#directUrl = connection.directUrl;
+    this.#directMax = directMax;
+  }
+
+  /** Whether what needs a session has a pool of its own (option directUrl). */
+  get direct(): boolean {
+    return this.#directUrl !== undefined;
+  }
+
+  /** The pool every statement goes through. */
+  main(): Promise<PostgresPoolLike> {
+    return this.#given !== undefined ? Promise.resolve(this.#given) : (this.#own ??= openPool(this.#connectionString as string));
+  }
+
+  /** The pool for what needs a session (LISTEN, the migration): the directUrl's, else the main one. */
+  session(): Promise<PostgresPoolLike> {
+    if (this.#directUrl === undefined) return this.main();
+    this.#direct ??= openPool({ connectionString: this.#directUrl, max: this.#directMax });
+    return this.#direct;
+  }
+
+  /** Ends the pools opened here, each even when another fails to end, then rejects with the first failure. */
+  async end(): Promise<void> {
+    const ended = await Promise.allSettled([this.#own, this.#direct].map(async (pool) => (await pool)?.end()));
+    const failed = ended.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+  }
 }
 
 /** Node's codes for a server certificate refused (OpenSSL's verify results, a name that does not match). */

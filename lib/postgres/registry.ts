@@ -17,7 +17,7 @@ import { addRateLimitCalls, chargeRateLimits, rememberMessageId } from './counte
 import { listenChange, postgresListenStore, routeColumns } from './listen-store.js';
 import { LogReader } from './log-follower.js';
 import { resolvePostgresOptions, type PostgresWebhookRegistryOptions, type ResolvedPostgresOptions } from './options.js';
-import { openPool, PostgresLink, type PostgresPoolLike } from './pool.js';
+import { PostgresLink, StorePools, type PostgresPoolLike } from './pool.js';
 import { checkSchema, migrateSchema } from './schema.js';
 import { DIGEST_KEY_NAME, keptKey } from './deployment-keys.js';
 import { offeredKey, storedKey } from '../webhooks/registry/shared/deployment-key.js';
@@ -40,9 +40,8 @@ export class PostgresWebhookRegistry extends StoreRegistry implements WebhookReg
   /** @internal */
   protected override readonly waits: PostgresWaits;
   readonly #sweeper: LockedSweep;
-  #pool: Promise<PostgresPoolLike> | undefined;
-  /** The pool of option `directUrl`, for LISTEN and migrations; without it, those use #pool too. */
-  #direct: Promise<PostgresPoolLike> | undefined;
+  /** The statements' pool, and the directUrl's for LISTEN and migrations (without it, those use the first too). */
+  readonly #pools: StorePools;
   /** Statements that need a session (the migration): on the directUrl's pool when there is one. */
   readonly #sessionLink: PostgresLink;
   #reader: LogReader | undefined;
@@ -53,8 +52,10 @@ export class PostgresWebhookRegistry extends StoreRegistry implements WebhookReg
     super({ store: 'PostgreSQL', onEvent: resolved.onEvent, staleAfterMs: resolved.staleAfterMs, commandTimeoutMs: resolved.commandTimeoutMs, waitsAfterReady: true });
     this.#options = resolved;
     const { schema } = this.#options;
-    this.#link = new PostgresLink(() => this.#openPool(), this.#options.commandTimeoutMs, schema);
-    this.#sessionLink = resolved.directUrl === undefined ? this.#link : new PostgresLink(() => this.#sessionPool(), this.#options.commandTimeoutMs, schema);
+    // One connection LISTENs for good; the others only for the start's check and the migration.
+    this.#pools = new StorePools(resolved, 3);
+    this.#link = new PostgresLink(() => this.#pools.main(), this.#options.commandTimeoutMs, schema);
+    this.#sessionLink = this.#pools.direct ? new PostgresLink(() => this.#pools.session(), this.#options.commandTimeoutMs, schema) : this.#link;
     this.#log = new ChangeLog(this.#link, schema, this.#options.changeLogLength);
     this.waits = new PostgresWaits(this.#link, schema, this.#options.maxWaiting, () => this.storeNow());
     this.#sweeper = registrySweep(this.#link, schema, (error) => this.report(error, 'removing expired rows'));
@@ -121,7 +122,7 @@ export class PostgresWebhookRegistry extends StoreRegistry implements WebhookReg
 
   /** Migrates (or checks) the schema and loads every route; the log is followed from there. @internal */
   protected override async connect(): Promise<StoreLoaded> {
-    const pool = await this.#openPool();
+    const pool = await this.#pools.main();
     // Once, however many tries loading takes.
     if (this.#options.pool !== undefined && pool.listenerCount?.('error') === 0 && !this.#warned) this.#options.onEvent(MISSING_ERROR_LISTENER);
     this.#warned = true;
@@ -136,7 +137,7 @@ export class PostgresWebhookRegistry extends StoreRegistry implements WebhookReg
       version,
       digestKey,
       follow: () => {
-        this.#reader = new LogReader(() => this.#sessionPool(), this.#log, this.#options.schema, this.#options.commandTimeoutMs, {
+        this.#reader = new LogReader(() => this.#pools.session(), this.#log, this.#options.schema, this.#options.commandTimeoutMs, {
           apply: (entry) => this.#apply(entry),
           reload: () => this.#reload(),
           contact: (error) => this.contact.record(error),
@@ -153,8 +154,7 @@ export class PostgresWebhookRegistry extends StoreRegistry implements WebhookReg
     await this.#reader?.stop();
     this.#link.close();
     this.#sessionLink.close();
-    if (this.#options.pool === undefined && this.#pool !== undefined) await (await this.#pool).end();
-    if (this.#direct !== undefined) await (await this.#direct).end();
+    await this.#pools.end();
   }
 
   /** @internal */
@@ -162,26 +162,12 @@ export class PostgresWebhookRegistry extends StoreRegistry implements WebhookReg
     return this.#reader?.version ?? 0;
   }
 
-  #openPool(): Promise<PostgresPoolLike> {
-    const { pool, connectionString } = this.#options;
-    this.#pool ??= pool !== undefined ? Promise.resolve(pool) : openPool(connectionString as string);
-    return this.#pool;
-  }
-
-  /** The pool that LISTENs: the directUrl's (always the registry's own), else the one every statement uses. */
-  #sessionPool(): Promise<PostgresPoolLike> {
-    if (this.#options.directUrl === undefined) return this.#openPool();
-    // One connection LISTENs for good; the others only for the start's check and the migration.
-    this.#direct ??= openPool({ connectionString: this.#options.directUrl, max: 3 });
-    return this.#direct;
-  }
-
   /**
    * Refuses at start a LISTEN that would hear nothing (a pooler in transaction mode): its notification is sent through
    * the pool that sends the changes' notifications, so a directUrl that reaches another database is refused too.
    */
   async #checkSession(pool: PostgresPoolLike): Promise<void> {
-    await checkSession({ listen: await this.#sessionPool(), notify: pool, timeoutMs: this.#options.commandTimeoutMs, who: 'PostgresWebhookRegistry', direct: this.#options.directUrl !== undefined });
+    await checkSession({ listen: await this.#pools.session(), notify: pool, timeoutMs: this.#options.commandTimeoutMs, who: 'PostgresWebhookRegistry', direct: this.#pools.direct });
   }
 
   /** Rebuilds every table from one consistent snapshot; resolves the log version it stands at. */

@@ -181,3 +181,19 @@ export async function checkSchema(link: PostgresLink, schema: string): Promise<v
     });
   }
 }
+
+/**
+ * A store's schema readied at its first use, once: migrated on `migrationLink` (the directUrl's, when given), or with
+ * `migrate` false checked on `link`. A failure is tried again at the next use, so a store that started while the
+ * database was away reaches it once it is back.
+ */
+export function schemaOnce(migrate: boolean, link: PostgresLink, migrationLink: PostgresLink, schema: string): () => Promise<unknown> {
+  let ready: Promise<unknown> | undefined;
+  return () => {
+    ready ??= (migrate ? migrateSchema(migrationLink, schema) : checkSchema(link, schema)).catch((error: unknown) => {
+      ready = undefined;
+      throw error;
+    });
+    return ready;
+  };
+}

@@ -11,12 +11,13 @@ import { firstIdAt } from '../webhooks/history/ids.js';
 import { recordMatches } from '../webhooks/history/matches.js';
 import { recordText } from '../webhooks/history/record-text.js';
 import { resolveRetention } from '../webhooks/history/retention.js';
-import { STORE_RETRY_AFTER_S } from '../webhooks/registry/shared/contact.js';
+import { ScanPauses } from '../webhooks/history/scan-pauses.js';
+import { historyUnavailable } from '../webhooks/history/store-calls.js';
 import { isReplyError, type RedisClientLike } from './client.js';
 import { APPEND, CLAIM_REPLAY, GIVE_BACK_REPLAY, PRUNE, READ_CHUNK } from './history-scripts.js';
 import { RedisLink } from './link.js';
+import { checkRedisStore } from './options.js';
 import type { Script } from './scripts.js';
-import { slotPrefix, topologyOf } from './topology.js';
 
 export interface RedisHistoryStoreOptions extends Partial<HistoryRetention> {
   /**
@@ -79,21 +80,12 @@ export class RedisHistoryStore implements HistoryStore {
 
   constructor(options: RedisHistoryStoreOptions) {
     if (typeof options !== 'object' || options === null) fail('object', 'is required: new RedisHistoryStore({ client })');
-    const { client } = options;
-    if (typeof client?.sendCommand !== 'function' || (typeof client.duplicate !== 'function' && topologyOf(client) !== 'sentinel')) {
-      fail('client', 'must be a node-redis client (createClient(), createCluster() or createSentinel() from the redis package, version 5 or later)');
-    }
-    const prefix = options.prefix ?? 'workflow-webhooks:';
-    if (typeof prefix !== 'string') fail('prefix', 'must be a string');
-    const timeoutMs = options.commandTimeoutMs ?? 2000;
-    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) fail('commandTimeoutMs', 'must be a positive number');
+    const { client, topology, prefix, commandTimeoutMs } = checkRedisStore(options, fail);
     this.retention = resolveRetention({ maxAgeMs: options.maxAgeMs, maxEntries: options.maxEntries }, 10_000, 'RedisHistoryStore');
-    const topology = topologyOf(client);
-    const keyPrefix = slotPrefix(prefix, topology, 'workflow-webhooks');
-    this.#index = `${keyPrefix}history`;
-    this.#recordPrefix = `${keyPrefix}history:`;
+    this.#index = `${prefix}history`;
+    this.#recordPrefix = `${prefix}history:`;
     // Failures reach the caller as rejections (the history writer logs them once per outage): nothing to hear here.
-    this.#link = new RedisLink(client, timeoutMs, () => undefined, { topology, key: this.#index });
+    this.#link = new RedisLink(client, commandTimeoutMs, () => undefined, { topology, key: this.#index });
   }
 
   /** Keeps the batch and trims the history to its retention, in one script. */
@@ -126,6 +118,8 @@ export class RedisHistoryStore implements HistoryStore {
     const bounds = boundsOf(query);
     let { max } = bounds;
     const records: HistoryRecord[] = [];
+    // Each call read is parsed in this process: a chunk of large bodies gives the event loop turns.
+    const pauses = new ScanPauses();
     for (let read = 0; read < SCAN_BUDGET;) {
       const count = Math.min(filtered ? CHUNK : Math.min(CHUNK, limit - records.length + 1), SCAN_BUDGET - read);
       const reply = await this.#script(READ_CHUNK, [this.#recordPrefix, max, bounds.min, String(count)], 'finding calls in history');
@@ -133,6 +127,7 @@ export class RedisHistoryStore implements HistoryStore {
       for (let at = 0; at < chunk.length; at += 3) {
         read += 1;
         const record = recordOf(chunk[at + 1], chunk[at + 2]);
+        if (pauses.due()) await pauses.pause();
         if (record === undefined || !recordMatches(record, query)) continue;
         records.push(record);
         // More may follow when this chunk goes on, or when it was full (the index may hold more below it).
@@ -198,10 +193,5 @@ export class RedisHistoryStore implements HistoryStore {
 
 /** The link's failure (Redis away, no answer within the deadline, or a reply error) as history's 503. */
 function unavailable(cause: unknown): WebhookError {
-  const reason = cause instanceof Error ? cause.message : String(cause);
-  return new WebhookError('HISTORY_UNAVAILABLE', isReplyError(cause) ? `Redis refused a history command: ${reason}` : reason, {
-    cause,
-    headers: { 'retry-after': String(STORE_RETRY_AFTER_S) },
-    hint: 'Finding, opening and replaying kept calls need Redis; calls to webhooks are still served. Check that Redis is running and reachable.',
-  });
+  return historyUnavailable(cause, 'Redis', isReplyError(cause) ? { message: `Redis refused a history command: ${(cause as Error).message}` } : {});
 }

@@ -1,5 +1,6 @@
 /**
  * Options of the Redis registry, checked and defaulted once, in the constructor; nothing deeper reads raw options.
+ * The client, prefix and deadline are checked here for every Redis store alike.
  */
 import { safeLogger, type WebhookLogger } from '../core/logger.js';
 import { loggedEvents, stderrEvents, type SharedStoreEvent, type SharedStoreHealth } from '../webhooks/registry/shared/events.js';
@@ -67,13 +68,7 @@ export interface RedisWebhookRegistryOptions {
   replicaTimeoutMs?: number;
 }
 
-export interface ResolvedRedisOptions {
-  client: RedisClientLike;
-  /** The kind of client: on a cluster the prefix carries a hash tag, and commands are routed by key. */
-  topology: RedisTopology;
-  /** The prefix every key really starts with (the given one, wrapped in a hash tag on a cluster when it has none). */
-  prefix: string;
-  commandTimeoutMs: number;
+export interface ResolvedRedisOptions extends RedisStoreConnection {
   staleAfterMs: number;
   changeLogLength: number;
   maxWaiting: number;
@@ -93,22 +88,44 @@ function whole(name: string, value: unknown, fallback: number, least: number): n
   return value;
 }
 
-function positive(name: string, value: unknown, fallback: number): number {
+function positive(name: string, value: unknown, fallback: number, failWith: OptionFail = fail): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail(name, 'must be a positive number');
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) failWith(name, 'must be a positive number');
   return value;
+}
+
+/** Says that a Redis part's option is wrong; its message names the part. */
+export type OptionFail = (name: string, rule: string) => never;
+
+export interface RedisStoreConnection {
+  client: RedisClientLike;
+  /** The kind of client: on a cluster the prefix carries a hash tag, and commands are routed by key. */
+  topology: RedisTopology;
+  /** The prefix every key really starts with (the given one, wrapped in a hash tag on a cluster when it has none). */
+  prefix: string;
+  commandTimeoutMs: number;
+}
+
+/**
+ * The client, key prefix and command deadline every Redis store takes, checked alike: a node-redis client that can
+ * open a connection of the store's own (`duplicate()`; node-redis 5's Sentinel client is shared instead).
+ */
+export function checkRedisStore(options: { client?: RedisClientLike; prefix?: unknown; commandTimeoutMs?: unknown }, failWith: OptionFail): RedisStoreConnection {
+  const { client } = options;
+  if (typeof client?.sendCommand !== 'function' || (typeof client.duplicate !== 'function' && topologyOf(client) !== 'sentinel')) {
+    failWith('client', 'must be a node-redis client (createClient(), createCluster() or createSentinel() from the redis package, version 5 or later)');
+  }
+  const prefix = options.prefix ?? 'workflow-webhooks:';
+  if (typeof prefix !== 'string') failWith('prefix', 'must be a string');
+  const topology = topologyOf(client);
+  return { client, topology, prefix: slotPrefix(prefix, topology, 'workflow-webhooks'), commandTimeoutMs: positive('commandTimeoutMs', options.commandTimeoutMs, 2000, failWith) };
 }
 
 const VOICE = { component: 'workflow-webhooks/redis', store: 'Redis' };
 
 export function resolveRedisOptions(options: RedisWebhookRegistryOptions): ResolvedRedisOptions {
   if (typeof options !== 'object' || options === null) fail('object', 'is required: new RedisWebhookRegistry({ client })');
-  const { client } = options;
-  if (typeof client?.sendCommand !== 'function' || (typeof client.duplicate !== 'function' && topologyOf(client) !== 'sentinel')) {
-    fail('client', 'must be a node-redis client (createClient(), createCluster() or createSentinel() from the redis package, version 5 or later)');
-  }
-  const prefix = options.prefix ?? 'workflow-webhooks:';
-  if (typeof prefix !== 'string') fail('prefix', 'must be a string');
+  const connection = checkRedisStore(options, fail);
   const changeLogLength = positive('changeLogLength', options.changeLogLength, 10_000);
   if (!Number.isInteger(changeLogLength) || changeLogLength < 100) fail('changeLogLength', 'must be an integer of at least 100');
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') fail('onEvent', 'must be a function');
@@ -116,12 +133,8 @@ export function resolveRedisOptions(options: RedisWebhookRegistryOptions): Resol
     fail('logger', 'must have warn(fields, message) and error(fields, message)');
   }
   const listener = options.onEvent ?? (options.logger === undefined ? stderrEvents(VOICE) : loggedEvents(safeLogger(options.logger), VOICE));
-  const topology = topologyOf(client);
   return {
-    client,
-    topology,
-    prefix: slotPrefix(prefix, topology, 'workflow-webhooks'),
-    commandTimeoutMs: positive('commandTimeoutMs', options.commandTimeoutMs, 2000),
+    ...connection,
     staleAfterMs: positive('staleAfterMs', options.staleAfterMs, Number.POSITIVE_INFINITY),
     changeLogLength,
     maxWaiting: checkMaxWaiting(options.maxWaiting),

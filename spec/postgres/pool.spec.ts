@@ -1,6 +1,13 @@
+/**
+ * The library's way to PostgreSQL's pools (lib/postgres/pool.ts): a connection lent by a pool is heard from the start
+ * and given back when late, and the pools a store opens itself from its connection strings are ended by its close().
+ */
 import { expect } from 'chai';
 import { EventEmitter } from 'node:events';
+import pg from 'pg';
+import { PostgresCallLog, PostgresHistoryStore, PostgresWebhookRegistry } from 'workflow-webhooks/postgres';
 import { connectWithin, openPool, type PostgresClientLike, type PostgresPoolLike } from '../../lib/postgres/pool.js';
+import { closeAll, eachOf } from '../support/close-all.js';
 import { POSTGRES, sharedPostgres, type PostgresServer } from '../support/postgres-server.js';
 import { findService, markNotRun } from '../support/services.js';
 
@@ -67,5 +74,79 @@ if (findService(POSTGRES) === undefined) {
       await pool.end();
       expect(listeners).to.equal(1);
     });
+  });
+}
+
+/** A store opened on connection strings of its own, for the spec to use and close. */
+interface OpenedStore {
+  use(): Promise<unknown>;
+  close(): Promise<unknown>;
+}
+
+/** Each store that opens pools of its own, and a use of it that takes a connection of both (the directUrl's too). */
+const STORES_WITH_OWN_POOLS: Array<[string, (connectionString: string, directUrl: string, schema: string) => OpenedStore]> = [
+  ['PostgresHistoryStore', (connectionString, directUrl, schema) => {
+    // Its first find migrates the schema over directUrl.
+    const store = new PostgresHistoryStore({ connectionString, directUrl, schema });
+    return { use: () => store.find({ limit: 1 }), close: () => store.close() };
+  }],
+  ['PostgresCallLog', (connectionString, directUrl, schema) => {
+    const log = new PostgresCallLog({ connectionString, directUrl, schema, onError: () => undefined });
+    return {
+      async use() {
+        log.subscribe(() => undefined);
+        await log.subscribed();
+        return log.recent();
+      },
+      close: () => log.close(),
+    };
+  }],
+  ['PostgresWebhookRegistry', (connectionString, directUrl, schema) => {
+    const registry = new PostgresWebhookRegistry({ connectionString, directUrl, schema, onEvent: () => undefined });
+    return { use: () => registry.ready(), close: () => registry.close() };
+  }],
+];
+
+if (findService(POSTGRES) === undefined) {
+  markNotRun('the pools a store opens itself', POSTGRES);
+} else {
+  describe('the pools a store opens itself', function () {
+    this.timeout(30_000);
+    let reader: pg.Pool | undefined;
+    let url = '';
+    const opened: OpenedStore[] = [];
+    before(async () => {
+      url = (await sharedPostgres() as PostgresServer).url;
+      reader = new pg.Pool({ connectionString: url, max: 1 });
+      reader.on('error', () => undefined);
+    });
+    afterEach(() => closeAll(...eachOf(opened.splice(0), (store) => store.close())));
+    after(() => closeAll(() => reader?.end()));
+
+    /** How many connections the server holds under each application_name. */
+    async function connectionsNamed(names: string[]): Promise<number[]> {
+      const found = await (reader as pg.Pool).query('SELECT application_name AS name FROM pg_stat_activity WHERE application_name = ANY($1)', [names]);
+      return names.map((name) => found.rows.filter((row) => row.name === name).length);
+    }
+
+    for (const [name, open] of STORES_WITH_OWN_POOLS) {
+      it(`${name}: close() gives back every connection of the pools it opened from connectionString and directUrl`, async () => {
+        const tag = `${name.toLowerCase()}_${process.pid}`;
+        const names = [`${tag}_main`, `${tag}_direct`];
+        const store = open(`${url}?application_name=${names[0]}`, `${url}?application_name=${names[1]}`, `pools_${tag}`);
+        opened.push(store);
+        await store.use();
+        expect((await connectionsNamed(names)).map((count) => count > 0)).to.deep.equal([true, true]);
+        await store.close();
+        // Within 5 s, half the 10 s after which node-postgres closes an idle connection by itself: gone because ended.
+        const deadline = Date.now() + 5000;
+        let left = await connectionsNamed(names);
+        while (left.some((count) => count > 0) && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          left = await connectionsNamed(names);
+        }
+        expect(left).to.deep.equal([0, 0]);
+      });
+    }
   });
 }

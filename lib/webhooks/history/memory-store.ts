@@ -10,6 +10,7 @@ import type {
 import { recordMatches } from './matches.js';
 import { recordText } from './record-text.js';
 import { resolveRetention } from './retention.js';
+import { ScanPauses } from './scan-pauses.js';
 
 /** A kept call: what ordering and retention read, and the rest as JSON text. */
 interface Kept {
@@ -30,10 +31,13 @@ export class MemoryHistoryStore implements HistoryStore {
 
   append(records: readonly HistoryRecord[]): Promise<void> {
     for (const record of records) {
-      const kept: Kept = { id: record.id, at: record.at, replays: record.replays, text: recordText(record) };
       let at = this.#records.length;
-      while (at > 0 && (this.#records[at - 1] as Kept).id > kept.id) at -= 1;
-      this.#records.splice(at, 0, kept);
+      while (at > 0 && (this.#records[at - 1] as Kept).id > record.id) at -= 1;
+      // One already kept stays as it is (a batch written again), its replays with it.
+      if (this.#records[at - 1]?.id === record.id) continue;
+      const kept: Kept = { id: record.id, at: record.at, replays: record.replays, text: recordText(record) };
+      if (at === this.#records.length) this.#records.push(kept);
+      else this.#records.splice(at, 0, kept);
     }
     this.#prune(Date.now());
     return Promise.resolve();
@@ -45,20 +49,24 @@ export class MemoryHistoryStore implements HistoryStore {
     return Promise.resolve(kept === undefined ? undefined : recordOf(kept));
   }
 
-  find(query: HistoryStoreQuery): Promise<HistoryStorePage> {
+  async find(query: HistoryStoreQuery): Promise<HistoryStorePage> {
     const records: HistoryRecord[] = [];
     // A call past its age is never given, whether or not a write has removed it yet.
     const oldest = Date.now() - this.retention.maxAgeMs;
-    for (let index = this.#records.length - 1; index >= 0; index -= 1) {
-      const kept = this.#records[index] as Kept;
-      if (query.before !== undefined && kept.id >= query.before) continue;
-      if (kept.at < oldest) continue;
-      const record = recordOf(kept);
+    // The calls as they are now: the reading pauses (each call is parsed here), and writes go on meanwhile.
+    const kept = this.#records.slice();
+    const pauses = new ScanPauses();
+    for (let index = kept.length - 1; index >= 0; index -= 1) {
+      const one = kept[index] as Kept;
+      if (query.before !== undefined && one.id >= query.before) continue;
+      if (one.at < oldest) continue;
+      const record = recordOf(one);
+      if (pauses.due()) await pauses.pause();
       if (!recordMatches(record, query)) continue;
-      if (records.length === query.limit) return Promise.resolve({ records, next: (records.at(-1) as HistoryRecord).id });
+      if (records.length === query.limit) return { records, next: (records.at(-1) as HistoryRecord).id };
       records.push(record);
     }
-    return Promise.resolve({ records });
+    return { records };
   }
 
   claimReplay(id: string, again: boolean): Promise<ReplayClaim> {

@@ -1,9 +1,10 @@
 /**
  * The history contract's cases for stores several instances share: a second store over the same data sees what the
- * first appended, and a store whose server goes away refuses at once instead of hanging, then serves again once the
- * server is back, without being reopened.
+ * first appended, and a store whose server goes away refuses at once instead of hanging (HISTORY_UNAVAILABLE, the
+ * store's failure as its cause), then serves again once the server is back, without being reopened.
  */
 import { expect } from 'chai';
+import type { WebhookError } from '../../../lib/core/errors.js';
 import type { HistoryRecord } from '../../../lib/core/history.js';
 import { findAll, historyRecordOf, idsOf, newestFirst, settledWithin, until, type HistoryFixture } from './fixture.js';
 
@@ -22,8 +23,22 @@ export function describeSharedStore(fixture: HistoryFixture): void {
   });
 }
 
+/** How a call to a store whose server is down ended within `ms`: the refusal's parts, or 'fulfilled' / 'pending'. */
+async function refusalWithin(call: Promise<unknown>, ms: number): Promise<unknown> {
+  const outcome = await settledWithin(call, ms);
+  if (outcome !== 'rejected') return outcome;
+  const refused: Partial<WebhookError> = await call.then(() => ({}), (error: unknown) => error as Partial<WebhookError>);
+  return {
+    code: refused.code,
+    status: refused.status,
+    retryAfter: /^[1-9][0-9]*$/.test(refused.headers?.['retry-after'] ?? ''),
+    cause: refused.cause instanceof Error,
+    hint: typeof refused.hint === 'string' && refused.hint !== '',
+  };
+}
+
 export function describeOutage(fixture: HistoryFixture): void {
-  it('rejects within 10 s while its server is down, and serves again by itself once it is back', async function () {
+  it('refuses within 10 s while its server is down, as history\'s 503 with Retry-After and a hint, and serves again by itself once it is back', async function () {
     this.timeout(90_000);
     const outage = fixture.harness.outage;
     // Only a store with a server of its own can lose it.
@@ -39,9 +54,11 @@ export function describeOutage(fixture: HistoryFixture): void {
         ['get', store.get(before.id)],
         ['claimReplay', store.claimReplay(before.id, false)],
       ];
-      const settled = await Promise.all(calls.map(async ([name, call]) => [name, await settledWithin(call, 10_000)] as const));
-      // Not `undefined` or `missing`: a store that cannot answer must not say a call is not there.
-      expect(Object.fromEntries(settled)).to.deep.equal({ append: 'rejected', find: 'rejected', get: 'rejected', claimReplay: 'rejected' });
+      const settled = await Promise.all(calls.map(async ([name, call]) => [name, await refusalWithin(call, 10_000)] as const));
+      // Not `undefined` or `missing`: a store that cannot answer must not say a call is not there. Each refusal is
+      // history's 503 with Retry-After, the store's failure as its cause (for the log) and a hint for the operator.
+      const refusal = { code: 'HISTORY_UNAVAILABLE', status: 503, retryAfter: true, cause: true, hint: true };
+      expect(Object.fromEntries(settled)).to.deep.equal({ append: refusal, find: refusal, get: refusal, claimReplay: refusal });
     } finally {
       await outage.start();
     }
