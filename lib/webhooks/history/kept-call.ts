@@ -19,6 +19,9 @@ import type { HistoryRecorder } from './recorder.js';
 /** Characters of a workflow's own error message kept. */
 const MAX_CAUSE = 2000;
 
+type Settled = { output?: ExecutionResult; error?: WebhookError };
+type CallEnd = { status: number | undefined; error: WebhookError | undefined; requestId: string; replayOf?: string; replayedBy?: string };
+
 export class KeptCall implements CallEndListener {
   readonly #recorder: HistoryRecorder;
   readonly #webhook: RegisteredWebhook;
@@ -28,7 +31,10 @@ export class KeptCall implements CallEndListener {
   readonly #route: string;
   readonly #waitId: string | undefined;
   readonly #method: string;
-  #data: HistoryData;
+  /** Made by request(), or by finish() for a call refused before its run. */
+  #data: HistoryData | undefined;
+  /** Set by finish(): the record is made, and an answer settled later (a run stopped past its deadline) is not kept. */
+  #finished = false;
   /** The body kept whole as its JSON text, where it needed no redaction: it joins the record's text as it is. */
   #bodyText: string | undefined;
   #secrets: CallSecrets | undefined;
@@ -45,7 +51,6 @@ export class KeptCall implements CallEndListener {
     this.#route = where.route;
     this.#waitId = where.waitId;
     this.#method = where.method;
-    this.#data = { query: {}, headers: {}, params: {}, bodyKept: 'none', bodySize: 0, files: [] };
   }
 
   /**
@@ -68,26 +73,33 @@ export class KeptCall implements CallEndListener {
     if (bodyKind !== undefined) data.bodyKind = bodyKind;
     // Where callers reached the address (origin and mount path), so that a replay's webhookUrl is the original's.
     const { webhookUrl } = item.json;
-    if (typeof webhookUrl === 'string' && webhookUrl.endsWith(this.#route)) data.baseUrl = webhookUrl.slice(0, -this.#route.length);
+    const baseUrl = typeof webhookUrl === 'string' ? this.#recorder.baseUrlOf(webhookUrl, this.#route) : undefined;
+    if (baseUrl !== undefined) data.baseUrl = baseUrl;
     const sent = Number((item.json.headers as Record<string, unknown> | undefined)?.['content-length']);
     const body = keptBody(item.json.body, settings.bodyBytes, secrets, Number.isSafeInteger(sent) && sent >= 0 ? sent : undefined);
     data.bodySize = body.size;
     data.bodyKept = body.kept;
     if (body.text !== undefined) this.#bodyText = body.text;
     else if (body.kept !== 'none') data.body = body.value;
+    if (item.binary !== undefined) this.#keepFiles(item.binary, data.files, secrets);
+    this.#data = data;
+  }
+
+  /** The run's files: names, types and sizes, and their bytes up to `fileBytes`. */
+  #keepFiles(binary: NonNullable<Item['binary']>, files: HistoryFile[], secrets: CallSecrets): void {
+    const { fileBytes } = this.#recorder.settings;
     const reads: Promise<void>[] = [];
-    for (const [property, file] of Object.entries(item.binary ?? {})) {
+    for (const [property, file] of Object.entries(binary)) {
       const size = file.bytes ?? file.data?.length ?? 0;
       const kept: HistoryFile = { property, mimeType: file.mimeType, size };
       if (file.fileName !== undefined) kept.fileName = redactSecrets(file.fileName, secrets);
-      data.files.push(kept);
-      if (size > settings.fileBytes) continue;
+      files.push(kept);
+      if (size > fileBytes) continue;
       if (file.data !== undefined) kept.data = file.data.toString('base64');
       // A file on disk is read now, before the run's end removes it; the record waits for it, the call does not.
       else if (file.path !== undefined) reads.push(readFile(file.path).then((bytes) => { kept.data = bytes.toString('base64'); }, () => undefined));
     }
     if (reads.length > 0) this.#files = Promise.all(reads).then(() => undefined);
-    this.#data = data;
   }
 
   /** The first error the call met is its cause (a later one only repeats it). */
@@ -95,11 +107,19 @@ export class KeptCall implements CallEndListener {
     this.#error ??= error;
   }
 
-  /** How the run ended: its output (the answer kept) or its failure. */
-  readonly settled = (outcome: { output?: ExecutionResult; error?: WebhookError }): void => {
+  /**
+   * How the run ended: its output (the answer kept) or its failure; a callback for the run's answer. Made when asked,
+   * not as a class field's arrow: run through tsx, esbuild names every such arrow of every instance with
+   * Object.defineProperty (keepNames), 0.4 µs a call of the two on the benchmark (bench/README.md, "History").
+   */
+  get settled(): (outcome: Settled) => void {
+    return (outcome) => { this.#settled(outcome); };
+  }
+
+  #settled(outcome: Settled): void {
     if (outcome.error !== undefined) this.failed(outcome.error);
     const { answerBytes } = this.#recorder.settings;
-    if (outcome.output === undefined || answerBytes === 0) return;
+    if (outcome.output === undefined || answerBytes === 0 || this.#data === undefined || this.#finished) return;
     const items = outcome.output.items.map((item) => item.binary === undefined ? { json: item.json } : {
       json: item.json,
       binary: Object.fromEntries(Object.entries(item.binary).map(([name, file]) => [name, { fileName: file.fileName, mimeType: file.mimeType, bytes: file.bytes }])),
@@ -109,24 +129,32 @@ export class KeptCall implements CallEndListener {
       this.#data.answer = answer.value;
       this.#data.answerKept = answer.kept;
     }
-  };
+  }
 
   get jobId(): string | undefined {
     return this.#jobId;
   }
 
-  /** The hand-off stored the run as this job. */
-  readonly accepted = (jobId: string): void => {
-    this.#jobId = jobId;
-  };
+  /** The hand-off stored the run as this job: a callback, made when asked as `settled` is. */
+  get accepted(): (jobId: string) => void {
+    return (jobId) => { this.#jobId = jobId; };
+  }
 
   ended(state: CallState): void {
-    this.finish({ status: state.status, error: this.#error ?? state.stopReason, requestId: state.callId });
+    this.#keep({ status: state.status, error: this.#error ?? state.stopReason, requestId: state.callId });
   }
 
   /** Makes the call's record and hands it to the writer (once its files are read); resolves with its id. */
-  finish(end: { status: number | undefined; error: WebhookError | undefined; requestId: string; replayOf?: string; replayedBy?: string }): Promise<string> | undefined {
+  finish(end: CallEnd): Promise<string> | undefined {
+    const id = this.#keep(end);
+    return typeof id === 'string' ? Promise.resolve(id) : id;
+  }
+
+  /** finish() without a promise for a call that has no files to wait for: a call's own end needs no id. */
+  #keep(end: CallEnd): string | Promise<string> | undefined {
     const { error } = end;
+    this.#finished = true;
+    this.#data ??= { query: {}, headers: {}, params: {}, bodyKept: 'none', bodySize: 0, files: [] };
     if (this.#arrived !== undefined) {
       const { headers, search, checkedHeader } = this.#arrived;
       const items = [{ json: { headers, query: parseQuery(search), params: {} } }];
@@ -154,11 +182,12 @@ export class KeptCall implements CallEndListener {
     if (end.replayOf !== undefined) fields.replayOf = end.replayOf;
     if (end.replayedBy !== undefined) fields.replayedBy = end.replayedBy;
     // `data` last, as the record's text is made (record-text.ts).
-    const record: HistoryRecord = Object.assign(fields, { data: { clear: this.#data } });
+    const record = fields as HistoryRecord;
+    record.data = { clear: this.#data };
     if (!this.#recorder.keeps(this.#webhook, record) && end.replayOf === undefined) return undefined;
     const files = this.#files;
     const bodyText = this.#bodyText;
-    if (files === undefined) return Promise.resolve(this.#recorder.write(record, bodyText));
+    if (files === undefined) return this.#recorder.write(record, bodyText);
     const written = files.then(() => this.#recorder.write(record, bodyText));
     this.#recorder.writer.preparing(written);
     return written;

@@ -15,6 +15,12 @@ import { freezeRecord } from './record-text.js';
 import type { ResolvedHistory } from './options.js';
 import { HistoryWriter } from './writer.js';
 
+/** The first segment of a route (`/webhook/orders`: `webhook`), its prefix. */
+function prefixOf(route: string): string {
+  const end = route.indexOf('/', 1);
+  return end === -1 ? route.slice(1) : route.slice(1, end);
+}
+
 /** The additional data a call's sealed data is bound to: its id, so a store writer cannot move it to another call. */
 const sealedContext = (id: string): string => `history:${id}`;
 
@@ -24,6 +30,10 @@ export class HistoryRecorder {
 
   /** Replays under way: close() lets them end (within its bound) before the last batch, so that their entries are in it. */
   readonly #replays = new Set<Promise<unknown>>();
+
+  /** The path and route last shown for each webhook's calls (see open). */
+  readonly #shown = new WeakMap<RegisteredWebhook, { route: string; rawPath: string; path: string }>();
+  #baseUrl: string | undefined;
 
   constructor(settings: ResolvedHistory, logger: WebhookLogger) {
     this.settings = settings;
@@ -36,10 +46,18 @@ export class HistoryRecorder {
    */
   open(webhook: RegisteredWebhook, where: { kind: 'production' | 'test' | 'waiting'; method: string; rawPath: string; route: string }): KeptCall | undefined {
     if (where.kind === 'test' || (webhook.settings?.history ?? this.settings.keep) === 'none') return undefined;
-    const waitId = where.kind === 'waiting' ? where.rawPath.split('/')[0] : undefined;
+    if (where.kind === 'waiting') {
+      return new KeptCall(this, webhook, { method: where.method, path: `/${prefixOf(where.route)}/${where.rawPath}`, route: where.route, waitId: where.rawPath.split('/')[0] });
+    }
     // As recent calls show it: the prefix, then the path with a credential-named parameter (`reset/:token`) redacted.
-    const shown = waitId === undefined ? redactPath(where.rawPath, webhook.path) : where.rawPath;
-    return new KeptCall(this, webhook, { method: where.method, path: `/${where.route.split('/')[1] ?? ''}/${shown}`, route: where.route, waitId });
+    // A webhook's calls mostly come by one path: its strings are made once, and the call's own become garbage at once
+    // instead of living in the record until its batch is written.
+    let shown = this.#shown.get(webhook);
+    if (shown?.route !== where.route || shown.rawPath !== where.rawPath) {
+      shown = { route: where.route, rawPath: where.rawPath, path: `/${prefixOf(where.route)}/${redactPath(where.rawPath, webhook.path)}` };
+      this.#shown.set(webhook, shown);
+    }
+    return new KeptCall(this, webhook, { method: where.method, path: shown.path, route: shown.route, waitId: undefined });
   }
 
   /** Counts a replay as under way until it settles. */
@@ -57,6 +75,18 @@ export class HistoryRecorder {
     const gaveUp = new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs).unref(); });
     await Promise.race([Promise.all(this.#replays), gaveUp]);
     clearTimeout(timer);
+  }
+
+  /**
+   * Where callers reached the address (origin and mount path), from the run's webhookUrl and the call's route; the
+   * string of the calls before when it is the same, so that the call's own is garbage at once.
+   */
+  baseUrlOf(webhookUrl: string, route: string): string | undefined {
+    if (!webhookUrl.endsWith(route)) return undefined;
+    const last = this.#baseUrl;
+    if (last !== undefined && webhookUrl.length === last.length + route.length && webhookUrl.startsWith(last)) return last;
+    this.#baseUrl = webhookUrl.slice(0, -route.length);
+    return this.#baseUrl;
   }
 
   /** Whether a finished call is kept: `failed` keeps calls with an error code or no answer sent, and 4xx/5xx answers. */
@@ -78,7 +108,9 @@ export class HistoryRecorder {
       if (bodyText !== undefined) record.data.clear.body = JSON.parse(bodyText) as unknown;
       record.data = { sealed: seal(keyring, record.data.clear, sealedContext(record.id)) };
     }
-    freezeRecord(record, keyring === undefined ? bodyText : undefined);
+    // A record without a body's text is serialised by its store when its batch is written (recordText), off the
+    // call's path and with no text held beside it meanwhile; the call changes nothing of it after this.
+    if (keyring === undefined && bodyText !== undefined) freezeRecord(record, bodyText);
     this.writer.add(record);
     return record.id;
   }

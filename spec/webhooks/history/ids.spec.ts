@@ -16,6 +16,19 @@ describe('history ids', () => {
     expect(new Set(ids.map((id) => id.slice(14))).size).to.equal(ids.length);
   });
 
+  it('starts with the arrival time as 9 base-36 digits, the count of its millisecond and its random part in hex', () => {
+    // Each side of where a digit of the time rolls over, and far in the future.
+    const times = [0, 35, 36, 1295, 1296, 1_679_615, 1_679_616, Date.UTC(2026, 10, 29, 3, 40), 36 ** 9 - 1];
+    for (const at of times) {
+      const id = historyId(at);
+      expect(id.slice(0, 10), String(at)).to.equal(`${at.toString(36).padStart(9, '0')}-`);
+      expect(id).to.match(HISTORY_ID);
+    }
+    const at = Date.UTC(2026, 10, 29, 3, 41);
+    const counts = Array.from({ length: 300 }, () => historyId(at).slice(10, 14));
+    expect(counts.slice(254, 258)).to.deep.equal(['00fe', '00ff', '0100', '0101']);
+  });
+
   it('sorts ids as their calls arrived, each at or after the first id of its time', () => {
     const times = [Date.UTC(2026, 0, 1), Date.UTC(2026, 0, 1) + 1, Date.UTC(2026, 5, 1), Date.UTC(2027, 0, 1)];
     const ids = times.map((at) => historyId(at));

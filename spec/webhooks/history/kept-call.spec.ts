@@ -6,7 +6,8 @@
  */
 import { expect } from 'chai';
 import type { HistoryEntry } from '../../../lib/index.js';
-import { hookWorkflow, postJson, startHistoryApp, type HistoryApp, type HistoryAppOptions } from '../../support/history-app.js';
+import { HOOK_BASE, hookWorkflow, postJson, startHistoryApp, type HistoryApp, type HistoryAppOptions } from '../../support/history-app.js';
+import { sendTo } from '../../support/raw-http.js';
 import { makeTempDir, type TempDir } from '../../support/temp-dir.js';
 import { closeAll } from '../../support/close-all.js';
 
@@ -117,6 +118,15 @@ describe('call history: what is kept of a call', () => {
     expect(JSON.stringify(entry)).not.to.include('tk_s3cret-value');
   });
 
+  it('shows each call of a webhook with parameters by its own path, the credential-named one redacted in each', async () => {
+    app = await startHistoryApp({ workflows: [hookWorkflow('reset', 'users/:userId/reset/:token')] });
+    await postJson(app.url('users/u-7/reset/tk_s3cret-one'), {});
+    await postJson(app.url('users/u-8/reset/tk_s3cret-two'), {});
+    const entries = await app.kept();
+    expect(entries.map((entry) => entry.path)).to.deep.equal(['/webhook/users/u-8/reset/[redacted]', '/webhook/users/u-7/reset/[redacted]']);
+    expect(entries.map((entry) => entry.data.params.userId)).to.deep.equal(['u-8', 'u-7']);
+  });
+
   it('keeps headers without the credential the node checked', async () => {
     app = await startHistoryApp({
       workflows: [{ workflowId: 'partner', nodes: [{ name: 'Webhook', credentials: { ref: 'key' }, parameters: { path: 'partner', httpMethod: 'POST', authentication: 'headerAuth' } }] }],
@@ -141,5 +151,39 @@ describe('call history: what is kept of a call', () => {
     await start({});
     const entry = await keptAfter((one) => postJson(one.url('orders'), {}));
     expect(entry.data.baseUrl).to.equal(`${app!.origin}/api/automation`);
+  });
+
+  it('keeps where each caller reached the address when callers reach it by different hosts', async () => {
+    await start({});
+    for (const host of ['a.example.test:8443', 'b.example.test:8443', 'a.example.test:8443']) {
+      await sendTo(Number(new URL(app!.origin).port), { path: `${HOOK_BASE}/webhook/orders`, headers: { host, 'content-type': 'application/json' }, chunks: ['{}'] });
+    }
+    expect((await app!.kept()).map((entry) => entry.data.baseUrl)).to.deep.equal(
+      ['http://a.example.test:8443/api/automation', 'http://b.example.test:8443/api/automation', 'http://a.example.test:8443/api/automation']);
+  });
+
+  it('keeps no answer the run gives after its call was kept (a run stopped at maxRunMs that ends later)', async () => {
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => { release = resolve; });
+    let heardExecuted = (): void => undefined;
+    const executed = new Promise<void>((resolve) => { heardExecuted = resolve; });
+    await start({ answerBytes: 10_000, flushMs: 60_000 }, {
+      executor: () => released.then(() => ({ items: [{ json: { answer: 'given-after-the-stop' } }] })),
+      middleware: {
+        maxRunMs: 50,
+        // The call is kept right after `responded`; the run ends after that, and its answer reaches history then.
+        onEvent: (event) => {
+          if (event.type === 'responded') release();
+          if (event.type === 'executed') heardExecuted();
+        },
+      },
+    });
+    const answer = await postJson(app!.url('orders'), { order: 7 });
+    await executed;
+    const [entry] = await app!.kept();
+    expect(answer.status).to.equal(524);
+    expect(entry?.code).to.equal('WORKFLOW_TIMEOUT');
+    expect(entry?.data).not.to.have.property('answer');
+    expect(JSON.stringify(entry)).not.to.include('given-after-the-stop');
   });
 });
