@@ -1,3 +1,7 @@
+/**
+ * Queue mode's PostgreSQL store link: admission of calls by idempotency key and maxQueued, run slots, and the marks
+ * of refused calls a worker's claim races with, on a real PostgreSQL, on the link's own pool or the host's.
+ */
 import { expect } from 'chai';
 import pg from 'pg';
 import type { AdmitRequest } from '../../../lib/queue/store/contract.js';
