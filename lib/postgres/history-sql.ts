@@ -1,7 +1,7 @@
 /**
  * Call history's table and statements on PostgreSQL: version 4 of the schema, a batch of records as column arrays
  * for one multi-row INSERT, and a history filter as a WHERE clause. The clause may find more than the filter does
- * (never fewer): the store checks every row it reads with the one reading of the filter (`recordMatches`).
+ * (never fewer): the store checks every row it reads with the one reading of the filter (`recordTest`).
  */
 import type { HistoryFilter, HistoryRecord, HistoryStoreQuery } from '../core/history.js';
 import { pointerTokens } from '../webhooks/history/matches.js';

@@ -8,7 +8,7 @@ import { WebhookError } from '../core/errors.js';
 import type {
   HistoryRecord, HistoryRetention, HistoryStore, HistoryStorePage, HistoryStoreQuery, ReplayClaim,
 } from '../core/history.js';
-import { recordMatches } from '../webhooks/history/matches.js';
+import { recordTest } from '../webhooks/history/matches.js';
 import { resolveRetention } from '../webhooks/history/retention.js';
 import { historyUnavailable } from '../webhooks/history/store-calls.js';
 import { isStoreOutage } from '../webhooks/registry/shared/contact.js';
@@ -102,7 +102,7 @@ export class PostgresHistoryStore implements HistoryStore {
     const found = await this.#query(`SELECT id, replays, record FROM ${this.#table} WHERE ${where.clause} ORDER BY id DESC LIMIT ${limit + 1}`,
       where.values, 'finding calls in history');
     const rows = found.rows.slice(0, limit);
-    const records = rows.flatMap((row) => recordOf(row) ?? []).filter((record) => recordMatches(record, query));
+    const records = rows.flatMap((row) => recordOf(row) ?? []).filter(recordTest(query));
     return found.rows.length > limit ? { records, next: fromColumnText((rows.at(-1) as { id: string }).id) } : { records };
   }
 

@@ -1,14 +1,14 @@
 /**
  * Call history shared by every instance, in Redis (one server, Cluster or Sentinel): the HistoryStore contract over
  * the scripts of history-scripts.ts. A batch is one script; a replay's claim is one script; finding reads the index
- * newest first, a chunk a round trip, and filters what it reads with the one reading of filters (recordMatches).
+ * newest first, a chunk a round trip, and filters what it reads with the one reading of filters (recordTest).
  */
 import { WebhookError } from '../core/errors.js';
 import type {
   HistoryRecord, HistoryRetention, HistoryStore, HistoryStorePage, HistoryStoreQuery, ReplayClaim,
 } from '../core/history.js';
 import { firstIdAt } from '../webhooks/history/ids.js';
-import { recordMatches } from '../webhooks/history/matches.js';
+import { recordTest } from '../webhooks/history/matches.js';
 import { recordText } from '../webhooks/history/record-text.js';
 import { resolveRetention } from '../webhooks/history/retention.js';
 import { ScanPauses } from '../webhooks/history/scan-pauses.js';
@@ -120,6 +120,7 @@ export class RedisHistoryStore implements HistoryStore {
     const records: HistoryRecord[] = [];
     // Each call read is parsed in this process: a chunk of large bodies gives the event loop turns.
     const pauses = new ScanPauses();
+    const matches = recordTest(query);
     for (let read = 0; read < SCAN_BUDGET;) {
       const count = Math.min(filtered ? CHUNK : Math.min(CHUNK, limit - records.length + 1), SCAN_BUDGET - read);
       const reply = await this.#script(READ_CHUNK, [this.#recordPrefix, max, bounds.min, String(count)], 'finding calls in history');
@@ -128,7 +129,7 @@ export class RedisHistoryStore implements HistoryStore {
         read += 1;
         const record = recordOf(chunk[at + 1], chunk[at + 2]);
         if (pauses.due()) await pauses.pause();
-        if (record === undefined || !recordMatches(record, query)) continue;
+        if (record === undefined || !matches(record)) continue;
         records.push(record);
         // More may follow when this chunk goes on, or when it was full (the index may hold more below it).
         if (records.length === limit) return at + 3 < chunk.length || chunk.length === count * 3 ? { records, next: record.id } : { records };

@@ -9,7 +9,7 @@ import type {
 import { errorFields } from '../../core/logger.js';
 import { BulkReplayRun } from './bulk-replay.js';
 import { HISTORY_ID } from './ids.js';
-import { bodyMatches, pointerTokens } from './matches.js';
+import { bodyTest, pointerTokens } from './matches.js';
 import { replayCall, type ReplayContext } from './replay.js';
 import { storeAnswer } from './store-calls.js';
 
@@ -94,6 +94,7 @@ export function createHistoryApi(context: ReplayContext): WebhookHistory {
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > 500) bad('limit must be a whole number from 1 to 500.');
     if (page.cursor !== undefined && (typeof page.cursor !== 'string' || !HISTORY_ID.test(page.cursor))) bad('cursor must be the `next` of an earlier page.');
     const entries: HistoryEntry[] = [];
+    const bodyMatches = filter.body === undefined ? undefined : bodyTest(filter.body);
     let before = page.cursor;
     for (let pages = 0; pages < MAX_STORE_PAGES; pages += 1) {
       const query = before === undefined ? { ...filter, limit: limit - entries.length } : { ...filter, before, limit: limit - entries.length };
@@ -102,7 +103,7 @@ export function createHistoryApi(context: ReplayContext): WebhookHistory {
         const entry = openedOrTold(record);
         if (entry === undefined) continue;
         // A sealed call's body is judged here, once opened; a clear one was judged by the store, and is again.
-        if (filter.body === undefined || bodyMatches(entry.data, filter.body)) entries.push(entry);
+        if (bodyMatches === undefined || bodyMatches(entry.data)) entries.push(entry);
       }
       before = found.next;
       if (before === undefined) return { entries };

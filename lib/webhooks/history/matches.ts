@@ -27,22 +27,13 @@ export function valueAt(body: unknown, tokens: readonly string[]): unknown {
   return here;
 }
 
-/** Whether the call's kept body holds the filter's value at its pointer; a body not kept whole matches nothing. */
-export function bodyMatches(data: HistoryData, filter: NonNullable<HistoryFilter['body']>): boolean {
-  if (data.bodyKept !== 'whole') return false;
-  const tokens = tokensOf(filter.pointer);
-  return tokens !== undefined && valueAt(data.body, tokens) === filter.equals;
-}
-
 /**
- * The last pointer read and its tokens: a find judges one pointer against every call it reads (up to a page's scan
- * budget), and a store called without the API's length check could be given a long one; it is split once a find.
+ * The body filter as one test of a call's data, its pointer split once for every call a find reads; a body not kept
+ * whole matches nothing.
  */
-let lastPointer: { pointer: string; tokens: string[] | undefined } | undefined;
-
-function tokensOf(pointer: string): readonly string[] | undefined {
-  if (lastPointer?.pointer !== pointer) lastPointer = { pointer, tokens: pointerTokens(pointer) };
-  return lastPointer.tokens;
+export function bodyTest(filter: NonNullable<HistoryFilter['body']>): (data: HistoryData) => boolean {
+  const tokens = pointerTokens(filter.pointer);
+  return (data) => tokens !== undefined && data.bodyKept === 'whole' && valueAt(data.body, tokens) === filter.equals;
 }
 
 /** The status class of a status (`0`: no answer went out). */
@@ -51,19 +42,24 @@ export function statusClassOf(status: number | undefined): number {
 }
 
 /**
- * Whether a record matches every field of the filter given. The body filter is judged only where the body can be
- * read (clear data); `sealedBody` says what a sealed one counts as (a store: a candidate; the API: opened first).
+ * The filter as one test of a record, made once a find: whether it matches every field given. The body filter is
+ * judged only where the body can be read (clear data); `sealedBody` says what a sealed one counts as (a store: a
+ * candidate; the API: opened first).
  */
-export function recordMatches(record: HistoryRecord, filter: HistoryFilter, sealedBody = true): boolean {
-  if (filter.workflowId !== undefined && record.workflowId !== filter.workflowId) return false;
-  if (filter.nodeName !== undefined && record.nodeName !== filter.nodeName) return false;
-  if (filter.method !== undefined && record.method !== filter.method.toUpperCase()) return false;
-  if (filter.statusClass !== undefined && statusClassOf(record.status) !== filter.statusClass) return false;
-  if (filter.code !== undefined && record.code !== filter.code) return false;
-  if (filter.from !== undefined && record.at < filter.from) return false;
-  if (filter.to !== undefined && record.at >= filter.to) return false;
-  if (filter.requestId !== undefined && record.requestId !== filter.requestId) return false;
-  if (filter.replayOf !== undefined && record.replayOf !== filter.replayOf) return false;
-  if (filter.body !== undefined) return 'clear' in record.data ? bodyMatches(record.data.clear, filter.body) : sealedBody;
-  return true;
+export function recordTest(filter: HistoryFilter, sealedBody = true): (record: HistoryRecord) => boolean {
+  const body = filter.body === undefined ? undefined : bodyTest(filter.body);
+  const method = filter.method?.toUpperCase();
+  return (record) => {
+    if (filter.workflowId !== undefined && record.workflowId !== filter.workflowId) return false;
+    if (filter.nodeName !== undefined && record.nodeName !== filter.nodeName) return false;
+    if (method !== undefined && record.method !== method) return false;
+    if (filter.statusClass !== undefined && statusClassOf(record.status) !== filter.statusClass) return false;
+    if (filter.code !== undefined && record.code !== filter.code) return false;
+    if (filter.from !== undefined && record.at < filter.from) return false;
+    if (filter.to !== undefined && record.at >= filter.to) return false;
+    if (filter.requestId !== undefined && record.requestId !== filter.requestId) return false;
+    if (filter.replayOf !== undefined && record.replayOf !== filter.replayOf) return false;
+    if (body !== undefined) return 'clear' in record.data ? body(record.data.clear) : sealedBody;
+    return true;
+  };
 }

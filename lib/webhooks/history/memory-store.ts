@@ -7,7 +7,7 @@
 import type {
   HistoryRecord, HistoryRetention, HistoryStore, HistoryStorePage, HistoryStoreQuery, ReplayClaim,
 } from '../../core/history.js';
-import { recordMatches } from './matches.js';
+import { recordTest } from './matches.js';
 import { recordText } from './record-text.js';
 import { resolveRetention } from './retention.js';
 import { ScanPauses } from './scan-pauses.js';
@@ -56,13 +56,14 @@ export class MemoryHistoryStore implements HistoryStore {
     // The calls as they are now: the reading pauses (each call is parsed here), and writes go on meanwhile.
     const kept = this.#records.slice();
     const pauses = new ScanPauses();
+    const matches = recordTest(query);
     for (let index = kept.length - 1; index >= 0; index -= 1) {
       const one = kept[index] as Kept;
       if (query.before !== undefined && one.id >= query.before) continue;
       if (one.at < oldest) continue;
       const record = recordOf(one);
       if (pauses.due()) await pauses.pause();
-      if (!recordMatches(record, query)) continue;
+      if (!matches(record)) continue;
       if (records.length === query.limit) return { records, next: (records.at(-1) as HistoryRecord).id };
       records.push(record);
     }
