@@ -212,7 +212,10 @@ export interface BulkReplayProgress {
   failed: number;
   refused: number;
   skipped: number;
-  /** Why it ended early (the store stopped answering), when it did. */
+  /**
+   * While running: why it waits (the history store does not answer; it goes on once it does). Once ended: why it
+   * ended early, when it did.
+   */
   error?: string;
 }
 

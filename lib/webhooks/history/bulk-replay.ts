@@ -2,7 +2,9 @@
  * A bulk replay: every kept call a filter matches when it starts, replayed at the rate asked (`perSecond`, at most
  * `concurrency` at once), each through the one-call replay, so each is claimed in the store and runs once. Calls
  * kept after it started (its own replays among them) are not in it, and replays are not replayed again unless the
- * filter names them (`replayOf`). Progress is told on every change; `stop()` starts no more.
+ * filter names them (`replayOf`). Progress is told on every change; `stop()` starts no more. While the history store
+ * does not answer, it waits and tries again, the page or the call it was at (a call refused so ran nothing and was
+ * not claimed): a bulk replay outlives a store's restart, as the writer does.
  */
 import { randomUUID } from 'node:crypto';
 import { toWebhookError } from '../../core/errors.js';
@@ -11,6 +13,9 @@ import type {
 } from '../../core/history.js';
 
 const PAGE = 100;
+/** Pauses between tries while the store does not answer: from 250 ms, doubling, to 5 s. */
+const FIRST_PAUSE_MS = 250;
+const MAX_PAUSE_MS = 5_000;
 
 export interface BulkReplaySource {
   find(filter: HistoryFilter, page: { cursor?: string; limit: number }): Promise<HistoryPage>;
@@ -23,7 +28,8 @@ export class BulkReplayRun implements BulkReplay {
   readonly #progress: BulkReplayProgress;
   readonly #told: (progress: BulkReplayProgress) => void;
   #stopped = false;
-  #wake: (() => void) | undefined;
+  /** Wakes whatever sleeps (the pacing, calls waiting for the store) when stopped. */
+  readonly #wakers = new Set<() => void>();
 
   constructor(source: BulkReplaySource, filter: HistoryFilter, options: Required<Pick<BulkReplayOptions, 'perSecond' | 'concurrency'>> & ReplayOptions,
     told: (progress: BulkReplayProgress) => void) {
@@ -45,7 +51,7 @@ export class BulkReplayRun implements BulkReplay {
 
   stop(): void {
     this.#stopped = true;
-    this.#wake?.();
+    for (const wake of this.#wakers) wake();
   }
 
   async #run(source: BulkReplaySource, filter: HistoryFilter, options: Required<Pick<BulkReplayOptions, 'perSecond' | 'concurrency'>> & ReplayOptions): Promise<BulkReplayProgress> {
@@ -55,7 +61,9 @@ export class BulkReplayRun implements BulkReplay {
     let cursor: string | undefined;
     try {
       do {
-        const page = await source.find(filter, cursor === undefined ? { limit: PAGE } : { cursor, limit: PAGE });
+        const at = cursor;
+        const page = await this.#untilAnswered(() => source.find(filter, at === undefined ? { limit: PAGE } : { cursor: at, limit: PAGE }));
+        if (page === undefined) break;
         for (const entry of page.entries) {
           if (this.#stopped) break;
           if (entry.replayOf !== undefined && filter.replayOf === undefined) continue;
@@ -81,7 +89,9 @@ export class BulkReplayRun implements BulkReplay {
 
   async #replayOne(source: BulkReplaySource, id: string, options: ReplayOptions): Promise<void> {
     try {
-      const result = await source.replay(id, { by: options.by, again: options.again === true });
+      const result = await this.#untilAnswered(() => source.replay(id, { by: options.by, again: options.again === true }));
+      // Stopped while the store was away: this call was neither run nor counted.
+      if (result === undefined) return;
       if (result.code === undefined && result.status !== undefined && result.status < 400) this.#progress.replayed += 1;
       else this.#progress.failed += 1;
     } catch (error) {
@@ -92,6 +102,33 @@ export class BulkReplayRun implements BulkReplay {
     this.#tell();
   }
 
+  /**
+   * The store's answer, tried again after a pause for as long as it does not answer (HISTORY_UNAVAILABLE), telling
+   * why it waits meanwhile; undefined once stopped. Any other failure is the caller's.
+   */
+  async #untilAnswered<T>(attempt: () => Promise<T>): Promise<T | undefined> {
+    for (let pauseMs = FIRST_PAUSE_MS; ; pauseMs = Math.min(pauseMs * 2, MAX_PAUSE_MS)) {
+      try {
+        const answer = await attempt();
+        if (this.#progress.error !== undefined) {
+          delete this.#progress.error;
+          this.#tell();
+        }
+        return answer;
+      } catch (error) {
+        const failure = toWebhookError(error);
+        if (failure.code !== 'HISTORY_UNAVAILABLE') throw error;
+        if (this.#progress.error === undefined) {
+          this.#progress.error = failure.message;
+          this.#tell();
+        }
+      }
+      if (this.#stopped) return undefined;
+      await this.#sleep(pauseMs);
+      if (this.#stopped) return undefined;
+    }
+  }
+
   #tell(): void {
     try {
       this.#told(this.progress());
@@ -100,12 +137,17 @@ export class BulkReplayRun implements BulkReplay {
     }
   }
 
-  /** Waits until the next replay may start, or until stopped. */
+  /** Waits `ms`, or until stopped. */
   #sleep(ms: number): Promise<void> {
     if (ms <= 0 || this.#stopped) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(() => { this.#wake = undefined; resolve(); }, ms);
-      this.#wake = () => { clearTimeout(timer); this.#wake = undefined; resolve(); };
+      const wake = (): void => {
+        clearTimeout(timer);
+        this.#wakers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.#wakers.add(wake);
     });
   }
 }

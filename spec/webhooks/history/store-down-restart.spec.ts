@@ -2,8 +2,8 @@
  * History across its store's crash and restart (Redis with an append-only file, PostgreSQL stopped `-m immediate`),
  * over HTTP to an Express 5 host: calls kept before stay, calls made while it is down land once it is back, each
  * once; while it is down finding, opening and replaying a kept call are refused 503 HISTORY_UNAVAILABLE and nothing
- * runs, and after the restart the replay runs. close() while the store is down returns and logs the calls it could
- * not write.
+ * runs, and after the restart the replay runs; a bulk replay waits out the restart and replays each call once.
+ * close() while the store is down returns and logs the calls it could not write.
  */
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -153,6 +153,29 @@ for (const kind of DURABLE) {
       expect(await webhookErrorCode(host.history.replay(id, { by: 'ops' }))).to.equal('HISTORY_REPLAYED_BEFORE');
       expect((await host.history.find({ requestId: 'retried-0' })).entries.map((entry) => entry.id)).to.deep.equal([id]);
       // The replay's own entry is written too, not left for close().
+      await host.history.flush();
+    });
+
+    it('goes on with a bulk replay across the store\'s restart: it waits, saying why, and replays each call it matched once', async () => {
+      const from = Date.now();
+      const sent = Array.from({ length: 6 }, (_, index) => `bulk-${index}`);
+      for (const requestId of sent) expect(await host.post(requestId)).to.equal(200);
+      await host.history.flush();
+      const ids = (await host.history.find({ from })).entries.map((entry) => entry.id);
+      expect(ids).to.have.length(sent.length);
+      const runs = host.runs.length;
+      const bulk = host.history.replayAll({ from }, { by: 'ops', perSecond: 4, concurrency: 1 });
+      await eventually(() => bulk.progress().replayed >= 1, 'a first call replayed');
+      await crash();
+      await eventually(() => bulk.progress().error !== undefined, 'the bulk replay waiting for the store');
+      expect(bulk.progress().state).to.equal('running');
+      await up();
+      const ended = await bulk.done;
+      expect(ended).to.deep.include({ state: 'done', matched: sent.length, replayed: sent.length, failed: 0, refused: 0, skipped: 0 });
+      expect(ended.error).to.equal(undefined);
+      const replayed = host.runs.slice(runs).map((run) => String(run.replay?.of));
+      expect([...replayed].sort(), 'each call it matched replayed once').to.deep.equal([...ids].sort());
+      // The replays' own entries are written too, not left for close().
       await host.history.flush();
     });
 
